@@ -1,0 +1,1 @@
+"""The ``basra`` command line: serve, simulate, matches, replay, export, import, verify."""

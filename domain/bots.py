@@ -1,0 +1,99 @@
+"""Bots: the easy bot, which sees only its own seat's view, and a seeded random bot for tests."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from domain.cards import CLASSIC_POINTS, JACKS, VALUE, Card
+from domain.fairness import Stream, bot_stream
+from domain.play import remaining_floor, resolve_play
+from domain.rulesets import ruleset
+from domain.views import SeatView
+
+
+class Bot(Protocol):
+    """Anything that picks a card to play from its seat's view."""
+
+    def choose(self, view: SeatView) -> Card:
+        """The card to play; ``view`` is exactly what this seat may see."""
+        ...
+
+
+class RandomBot:
+    """Plays a uniformly random card, drawing from the ``bot/SEAT`` stream (FAIRNESS.md)."""
+
+    def __init__(self, key: bytes, seat: int) -> None:
+        self.seat = seat
+        self.stream: Stream = bot_stream(key, seat)
+
+    @classmethod
+    def resume(cls, key: bytes, seat: int, hand_size: int, plays_made: int) -> RandomBot:
+        """The bot as it stands after ``plays_made`` plays: hands shrink h, h-1, .., 1 each deal."""
+        bot = cls(key, seat)
+        for k in range(plays_made):
+            bot.stream.uniform(hand_size - k % hand_size)
+        return bot
+
+    def choose_from(self, hand: tuple[Card, ...]) -> Card:
+        """A uniformly random card of ``hand``."""
+        return hand[self.stream.uniform(len(hand))]
+
+    def choose(self, view: SeatView) -> Card:
+        """A uniformly random card of the seat's hand."""
+        return self.choose_from(view.hand)
+
+
+class EasyBot:
+    """A simple greedy player that looks one play ahead, from its own seat's view only.
+
+    It values Basras most, then point cards and card count, keeps its Jacks for loaded floors,
+    and avoids leaving a lone card or a small all-number floor that the next player could clear.
+    """
+
+    def choose(self, view: SeatView) -> Card:
+        """The best card by the easy heuristic; ties go to the earliest card in the hand."""
+        rules = ruleset(view.ruleset)
+        best: tuple[float, int] | None = None
+        best_card = view.hand[0]
+        for index, card in enumerate(view.hand):
+            outcome = resolve_play(rules, view.floor, card, view.trail_pair)
+            score = 0.0
+            if outcome.captured:
+                score += 4.0 * outcome.basra
+                score += 3.0 * (CLASSIC_POINTS[card] + sum(CLASSIC_POINTS[c] for c in outcome.captured))
+                score += 1.0 + len(outcome.captured)
+                after = remaining_floor(view.floor, outcome.captured)
+                if card in JACKS or (card == "7D" and rules.komi_has_power):
+                    score -= 5.0  # a sweep is worth keeping for a loaded floor
+            else:
+                after = (*view.floor, card)
+                score -= 2.5 * CLASSIC_POINTS[card]  # a trailed point card is a gift
+                if VALUE[card] == 0 and card not in JACKS:
+                    score += 0.5  # queens and kings are the safest discards
+                if card in JACKS:
+                    score -= 4.0
+            score -= _exposure(after)
+            key = (score, -index)
+            if best is None or key > best:
+                best = key
+                best_card = card
+        return best_card
+
+
+def _exposure(floor: tuple[Card, ...]) -> float:
+    """How much a floor invites the next player to clear it for a Basra."""
+    if not floor:
+        return 0.0
+    values = [VALUE[c] for c in floor]
+    if len(floor) == 1:
+        return 6.0
+    if all(values) and sum(values) <= 10:
+        return 3.0
+    return 0.0
+
+
+def make_bot(kind: str, key: bytes, seat: int) -> Bot:
+    """A bot of ``kind`` (``easy`` or ``random``) for ``seat``."""
+    if kind == "random":
+        return RandomBot(key, seat)
+    return EasyBot()

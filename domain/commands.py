@@ -1,0 +1,54 @@
+"""Commands: requests to change a match, which ``decide`` accepts or refuses."""
+
+from __future__ import annotations
+
+from typing import TypeAlias
+
+import msgspec
+
+from domain.cards import Card
+
+
+class Command(msgspec.Struct, frozen=True, tag_field="command"):
+    """Base of every command."""
+
+
+class CreateMatch(Command, frozen=True, tag="create_match"):
+    """Open a table: rule set, seats, target (None for the rule set's), bot seats, secret."""
+
+    match_id: str
+    ruleset: str
+    seats: int
+    secret: bytes
+    target: int | None = None
+    bots: tuple[int, ...] = ()
+    bot_kind: str = "easy"
+    client_seeds: tuple[str, ...] | None = None
+
+
+class TakeSeat(Command, frozen=True, tag="take_seat"):
+    """A person asks for a seat; the server gives the hash of the seat's bearer token."""
+
+    seat: int
+    name: str
+    token_id: str | None = None
+    token_hash: str | None = None
+
+
+class PlayCard(Command, frozen=True, tag="play_card"):
+    """The seat on turn plays a card from its hand (R13). ``auto`` marks a timed-out turn (R25)."""
+
+    seat: int
+    card: Card
+    auto: bool = False
+
+
+class LeaveMatch(Command, frozen=True, tag="leave_match"):
+    """A seat leaves, forfeiting the match for its side (R26); also the 2-seat clock loss (R25)."""
+
+    seat: int
+    reason: str = "forfeit"
+
+
+AnyCommand: TypeAlias = CreateMatch | TakeSeat | PlayCard | LeaveMatch
+"""Every command type."""

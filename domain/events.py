@@ -1,0 +1,139 @@
+"""Events: the past-tense facts of a match, one per line of its stream (CONTRACT §1).
+
+Each is a frozen msgspec Struct with an explicit, stable ``type`` tag, so renaming a class never
+breaks a stored stream. Cards travel in their text form (R1).
+"""
+
+from __future__ import annotations
+
+from typing import TypeAlias
+
+import msgspec
+
+from domain.cards import Card
+
+
+class Event(msgspec.Struct, frozen=True, tag_field="type", forbid_unknown_fields=False):
+    """Base of every event of a match stream."""
+
+
+class MatchCreated(Event, frozen=True, tag="match_created"):
+    """A match was created. ``secret`` (the match secret S, hex) is hidden until the end (R23)."""
+
+    match_id: str
+    ruleset: str
+    seats: int
+    target: int
+    secret: str | None
+    client_seeds: tuple[str, ...]
+    commitment: str | None
+    bots: tuple[int, ...] = ()
+    bot_kind: str = "easy"
+    origin: str | None = None
+
+
+class SeatTaken(Event, frozen=True, tag="seat_taken"):
+    """A person took a seat; ``token_hash`` (SHA-256 of its bearer token) is for the server only."""
+
+    seat: int
+    name: str
+    token_id: str | None = None
+    token_hash: str | None = None
+
+
+class RoundStarted(Event, frozen=True, tag="round_started"):
+    """A round began with this dealer (R3); its deck follows from the secret (R6)."""
+
+    round: int
+    dealer: int
+
+
+class CardsDealt(Event, frozen=True, tag="cards_dealt"):
+    """Every seat was dealt its hand, in the order dealt (R4, R5); redacted per viewer."""
+
+    round: int
+    deal: int
+    hands: tuple[tuple[Card, ...] | None, ...]
+
+
+class FloorDealt(Event, frozen=True, tag="floor_dealt"):
+    """The first floor of a round was turned, with the cards sent back to the stock (R4)."""
+
+    round: int
+    cards: tuple[Card, ...]
+    reburied: tuple[Card, ...]
+
+
+class CardPlayed(Event, frozen=True, tag="card_played"):
+    """A seat played a card: what it took, in floor order, by group, and its Basra points."""
+
+    seat: int
+    card: Card
+    captured: tuple[Card, ...]
+    basra: int
+    groups: tuple[tuple[Card, ...], ...] = ()
+    sweep: bool = False
+    auto: bool = False
+
+
+class LastPickup(msgspec.Struct, frozen=True):
+    """The floor's last cards, given to the side that captured last (R19)."""
+
+    side: int
+    cards: tuple[Card, ...]
+
+
+class SideScore(msgspec.Struct, frozen=True):
+    """One side's round: card count, majority award, point cards, Basras and total (R21)."""
+
+    cards: int
+    majority: int
+    points: int
+    basra: int
+    total: int
+
+
+class RoundScored(Event, frozen=True, tag="round_scored"):
+    """A round was counted (R19-R21); ``totals`` are the match totals after it."""
+
+    round: int
+    last_pickup: LastPickup | None
+    sides: tuple[SideScore, ...]
+    carry: int
+    totals: tuple[int, ...]
+
+
+class MatchEnded(Event, frozen=True, tag="match_ended"):
+    """The match ended (R22, R25, R26); ``seed`` reveals the match secret S in hex."""
+
+    winner: int | None
+    reason: str
+    totals: tuple[int, ...]
+    seed: str | None = None
+    seat: int | None = None
+
+
+AnyEvent: TypeAlias = (
+    MatchCreated | SeatTaken | RoundStarted | CardsDealt | FloorDealt | CardPlayed | RoundScored
+    | MatchEnded
+)
+"""Every event type, as a tagged union."""
+
+EVENT_TYPES: tuple[type[Event], ...] = (
+    MatchCreated, SeatTaken, RoundStarted, CardsDealt, FloorDealt, CardPlayed, RoundScored,
+    MatchEnded,
+)
+"""Every event class, for registries and decoders."""
+
+EVENT_DECODER = msgspec.json.Decoder(AnyEvent)
+"""Decodes one JSON event object by its ``type`` tag."""
+
+EVENT_ENCODER = msgspec.json.Encoder()
+"""Encodes events as JSON objects with their ``type`` tag."""
+
+
+def event_tag(event: Event) -> str:
+    """The stable tag of an event (its ``type`` in the replay file)."""
+    tag = type(event).__struct_config__.tag
+    assert isinstance(tag, str)
+    return tag

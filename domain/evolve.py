@@ -1,0 +1,219 @@
+"""``evolve(state, event) -> state`` and ``fold(events)``: pure, total over valid streams."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from functools import lru_cache
+
+from msgspec.structs import replace
+
+from domain.cards import CLASSIC_POINTS, DECK, Card
+from domain.events import (
+    CardPlayed,
+    CardsDealt,
+    Event,
+    FloorDealt,
+    MatchCreated,
+    MatchEnded,
+    RoundScored,
+    RoundStarted,
+    SeatTaken,
+)
+from domain.fairness import deal_key, shuffled_deck
+from domain.state import INITIAL_STATE, MatchSetup, MatchState
+
+
+@lru_cache(maxsize=4096)
+def round_deck(key: bytes | None, round_number: int) -> tuple[Card, ...]:
+    """The stock of a round, top first (R6); for an unseeded import, the deck in index order."""
+    if key is None:
+        return DECK
+    return shuffled_deck(key, round_number)
+
+
+def _created(state: MatchState, e: MatchCreated) -> MatchState:
+    secret = bytes.fromhex(e.secret) if e.secret is not None else None
+    setup = MatchSetup(
+        match_id=e.match_id,
+        ruleset=e.ruleset,
+        seats=e.seats,
+        target=e.target,
+        secret=secret,
+        key=deal_key(secret, e.client_seeds) if secret is not None else None,
+        client_seeds=e.client_seeds,
+        commitment=e.commitment,
+        bots=e.bots,
+        bot_kind=e.bot_kind,
+        origin=e.origin,
+    )
+    names = tuple(f"{e.bot_kind} bot" if s in e.bots else None for s in range(e.seats))
+    return replace(
+        state,
+        setup=setup,
+        status="waiting",
+        names=names,
+        hands=((),) * e.seats,
+        events=state.events + 1,
+    )
+
+
+def _seat_taken(state: MatchState, e: SeatTaken) -> MatchState:
+    names = state.names[: e.seat] + (e.name,) + state.names[e.seat + 1 :]
+    return replace(state, names=names, events=state.events + 1)
+
+
+def _round_started(state: MatchState, e: RoundStarted) -> MatchState:
+    assert state.setup is not None
+    seats = state.setup.seats
+    return replace(
+        state,
+        status="playing",
+        round=e.round,
+        deal=0,
+        dealer=e.dealer,
+        turn=(e.dealer + 1) % seats,  # R3: the seat after the dealer plays first
+        hands=((),) * seats,
+        in_hands=0,
+        floor=(),
+        stock=round_deck(state.setup.key, e.round),
+        pile_cards=(0, 0),
+        pile_points=(0, 0),
+        pile_basra=(0, 0),
+        last_capturer=None,
+        trail_pair=None,  # R16: a new round breaks a lone-card setup
+        events=state.events + 1,
+    )
+
+
+def _cards_dealt(state: MatchState, e: CardsDealt) -> MatchState:
+    hands = tuple(tuple(h) if h is not None else () for h in e.hands)
+    dealt = {c for h in hands for c in h}
+    stock = tuple(c for c in state.stock if c not in dealt)
+    return replace(
+        state,
+        deal=e.deal,
+        hands=hands,
+        in_hands=sum(len(h) for h in hands),
+        stock=stock,
+        events=state.events + 1,
+    )
+
+
+def _floor_dealt(state: MatchState, e: FloorDealt) -> MatchState:
+    # R4: the turned cards leave the stock; the cards sent back go to its bottom, in order.
+    moved = set(e.cards) | set(e.reburied)
+    stock = tuple(c for c in state.stock if c not in moved) + e.reburied
+    return replace(state, floor=e.cards, stock=stock, events=state.events + 1)
+
+
+def _card_played(state: MatchState, e: CardPlayed) -> MatchState:
+    seat = e.seat
+    card = e.card
+    hands = state.hands
+    hand = hands[seat]
+    i = hand.index(card)
+    hands = hands[:seat] + (hand[:i] + hand[i + 1 :],) + hands[seat + 1 :]
+    side = seat & 1
+    floor = state.floor
+    captured = e.captured
+    if captured:
+        # R19: the capturing card joins its side's pile with the cards it took.
+        if len(captured) == len(floor):
+            floor = ()
+        else:
+            taken = set(captured)
+            floor = tuple(c for c in floor if c not in taken)
+        gained = 1 + len(captured)
+        points = CLASSIC_POINTS[card] + sum(CLASSIC_POINTS[c] for c in captured)
+        if side == 0:
+            pile_cards = (state.pile_cards[0] + gained, state.pile_cards[1])
+            pile_points = (state.pile_points[0] + points, state.pile_points[1])
+            pile_basra = (state.pile_basra[0] + e.basra, state.pile_basra[1])
+        else:
+            pile_cards = (state.pile_cards[0], state.pile_cards[1] + gained)
+            pile_points = (state.pile_points[0], state.pile_points[1] + points)
+            pile_basra = (state.pile_basra[0], state.pile_basra[1] + e.basra)
+        return replace(
+            state,
+            hands=hands,
+            in_hands=state.in_hands - 1,
+            floor=floor,
+            turn=(seat + 1) % len(hands),
+            pile_cards=pile_cards,
+            pile_points=pile_points,
+            pile_basra=pile_basra,
+            last_capturer=side,
+            trail_pair=None,
+            plays=state.plays + 1,
+            events=state.events + 1,
+        )
+    # R12: a card that takes nothing goes to the end of the floor.
+    # R16 (b): remember a card trailed beside a lone floor card.
+    trail_pair = (floor[0], card) if len(floor) == 1 else None
+    return replace(
+        state,
+        hands=hands,
+        in_hands=state.in_hands - 1,
+        floor=(*floor, card),
+        turn=(seat + 1) % len(hands),
+        trail_pair=trail_pair,
+        plays=state.plays + 1,
+        events=state.events + 1,
+    )
+
+
+def _round_scored(state: MatchState, e: RoundScored) -> MatchState:
+    return replace(
+        state,
+        floor=(),
+        turn=None,
+        totals=e.totals,
+        carry=e.carry,
+        pile_cards=tuple(s.cards for s in e.sides),
+        events=state.events + 1,
+    )
+
+
+def _match_ended(state: MatchState, e: MatchEnded) -> MatchState:
+    return replace(
+        state,
+        status="ended",
+        turn=None,
+        totals=e.totals,
+        winner=e.winner,
+        end_reason=e.reason,
+        events=state.events + 1,
+    )
+
+
+_HANDLERS = {
+    MatchCreated: _created,
+    SeatTaken: _seat_taken,
+    RoundStarted: _round_started,
+    CardsDealt: _cards_dealt,
+    FloorDealt: _floor_dealt,
+    CardPlayed: _card_played,
+    RoundScored: _round_scored,
+    MatchEnded: _match_ended,
+}
+
+
+def evolve(state: MatchState, event: Event) -> MatchState:
+    """The state after one event; pure (events are trusted: ``decide`` and audits check them)."""
+    handler = _HANDLERS.get(type(event))
+    if handler is None:
+        return replace(state, events=state.events + 1)  # an event this build does not know
+    return handler(state, event)  # type: ignore[operator]
+
+
+def fold(events: Iterable[Event], state: MatchState = INITIAL_STATE) -> MatchState:
+    """The state after a sequence of events, from the initial state (or ``state``)."""
+    handlers = _HANDLERS
+    for event in events:
+        handler = handlers.get(type(event))
+        if handler is None:
+            state = replace(state, events=state.events + 1)
+        else:
+            state = handler(state, event)  # type: ignore[operator]
+    return state
+

@@ -1,0 +1,110 @@
+"""``basra-fair-v1``: every shuffle and draw of a match, byte for byte from its secret (R6)."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import struct
+from collections.abc import Sequence
+
+from domain.cards import DECK, Card
+from domain.errors import InvalidClientSeedError, InvalidSecretError
+
+SECRET_BYTES = 32
+"""Length of a match secret ``S``."""
+
+MAX_CLIENT_SEED_BYTES = 64
+"""A client seed is at most this many bytes of UTF-8."""
+
+
+def lp(data: bytes) -> bytes:
+    """Length-prefix: 4-byte big-endian length, then the bytes."""
+    return struct.pack(">I", len(data)) + data
+
+
+def secret_from_text_seed(text: str) -> bytes:
+    """``S = SHA-256("basra-fair-v1/test-seed" ‖ lp(text))``: a fixed secret for tests and simulations."""
+    return hashlib.sha256(b"basra-fair-v1/test-seed" + lp(text.encode("utf-8"))).digest()
+
+
+def check_secret(secret: bytes) -> bytes:
+    """Return the secret if it is 32 bytes, else raise InvalidSecretError."""
+    if len(secret) != SECRET_BYTES:
+        raise InvalidSecretError(f"a match secret is {SECRET_BYTES} bytes, not {len(secret)}")
+    return secret
+
+
+def check_client_seed(seed: str) -> str:
+    """Return the client seed if it is at most 64 bytes of UTF-8, else raise."""
+    if len(seed.encode("utf-8")) > MAX_CLIENT_SEED_BYTES:
+        raise InvalidClientSeedError(f"a client seed is at most {MAX_CLIENT_SEED_BYTES} bytes")
+    return seed
+
+
+def deal_key(secret: bytes, client_seeds: Sequence[str]) -> bytes:
+    """``K = HMAC-SHA256(S, "basra-fair-v1/master" ‖ u32be(n) ‖ lp(cs_0) ‖ … ‖ lp(cs_n-1))``."""
+    msg = b"basra-fair-v1/master" + struct.pack(">I", len(client_seeds))
+    msg += b"".join(lp(seed.encode("utf-8")) for seed in client_seeds)
+    return hmac.new(check_secret(secret), msg, hashlib.sha256).digest()
+
+
+def commitment(match_id: str, secret: bytes) -> str:
+    """``C = SHA-256("basra-fair-v1/commit" ‖ lp(match_id) ‖ S)`` in lowercase hex."""
+    data = b"basra-fair-v1/commit" + lp(match_id.encode("utf-8")) + secret
+    return hashlib.sha256(data).hexdigest()
+
+
+class Stream:
+    """``Stream(label)``: 32-bit numbers from HMAC-SHA256 blocks keyed by the deal key."""
+
+    __slots__ = ("_block", "_buffer", "_key", "_label", "_pos")
+
+    def __init__(self, key: bytes, label: str) -> None:
+        self._key = key
+        self._label = lp(label.encode("utf-8"))
+        self._block = 0
+        self._buffer: tuple[int, ...] = ()
+        self._pos = 0
+
+    def next_u32(self) -> int:
+        """The next number of the stream: block i gives eight big-endian u32s, in order."""
+        if self._pos >= len(self._buffer):
+            digest = hmac.new(
+                self._key, self._label + struct.pack(">Q", self._block), hashlib.sha256
+            ).digest()
+            self._buffer = struct.unpack(">8I", digest)
+            self._block += 1
+            self._pos = 0
+        value = self._buffer[self._pos]
+        self._pos += 1
+        return value
+
+    def uniform(self, n: int) -> int:
+        """A number in 0..n-1 by rejection sampling: no modulo bias."""
+        if n <= 0:
+            raise ValueError("uniform(n) needs n >= 1")
+        limit = 2**32 - (2**32 % n)
+        while True:
+            x = self.next_u32()
+            if x < limit:
+                return x % n
+
+
+def first_dealer(key: bytes, seats: int) -> int:
+    """R3: the first dealer is ``uniform(n)`` on the stream labelled ``"dealer"``."""
+    return Stream(key, "dealer").uniform(seats)
+
+
+def shuffled_deck(key: bytes, round_number: int) -> tuple[Card, ...]:
+    """Round r's stock, top card first: Fisher-Yates driven by the stream ``"round/r"``."""
+    stream = Stream(key, f"round/{round_number}")
+    deck = list(range(52))
+    for i in range(51, 0, -1):
+        j = stream.uniform(i + 1)
+        deck[i], deck[j] = deck[j], deck[i]
+    return tuple(DECK[c] for c in deck)
+
+
+def bot_stream(key: bytes, seat: int) -> Stream:
+    """The stream a random-choosing bot at ``seat`` draws from: ``"bot/SEAT"``."""
+    return Stream(key, f"bot/{seat}")

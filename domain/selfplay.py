@@ -1,0 +1,42 @@
+"""Bot-only matches played entirely in memory: decide, evolve, repeat until the match ends."""
+
+from __future__ import annotations
+
+from domain.bots import Bot, make_bot
+from domain.commands import CreateMatch, PlayCard
+from domain.decide import decide
+from domain.events import Event
+from domain.evolve import evolve
+from domain.state import INITIAL_STATE, MatchState
+from domain.views import seat_view
+
+
+def bots_for(state: MatchState) -> dict[int, Bot]:
+    """A bot for every bot seat of a created match, each on its own seeded stream."""
+    setup = state.setup
+    assert setup is not None and setup.key is not None
+    return {seat: make_bot(setup.bot_kind, setup.key, seat) for seat in setup.bots}
+
+
+def play_bot_turns(
+    state: MatchState, bots: dict[int, Bot], events: list[Event] | None = None
+) -> MatchState:
+    """Let bots play while one is on turn; append what happens to ``events``."""
+    while state.status == "playing" and state.turn in bots:
+        seat = state.turn
+        card = bots[seat].choose(seat_view(state, seat))
+        for event in decide(state, PlayCard(seat, card)):
+            state = evolve(state, event)
+            if events is not None:
+                events.append(event)
+    return state
+
+
+def play_match(command: CreateMatch) -> tuple[list[Event], MatchState]:
+    """Create a match whose every seat is a bot and play it to the end."""
+    events = list(decide(INITIAL_STATE, command))
+    state = INITIAL_STATE
+    for event in events:
+        state = evolve(state, event)
+    state = play_bot_turns(state, bots_for(state), events)
+    return events, state

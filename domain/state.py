@@ -1,0 +1,75 @@
+"""The folded state of a match: immutable, rebuilt from its events by ``evolve``."""
+
+from __future__ import annotations
+
+from typing import Final, Literal, TypeAlias
+
+import msgspec
+
+from domain.cards import Card
+
+Status: TypeAlias = Literal["new", "waiting", "playing", "ended"]
+"""``new`` before the match exists; then waiting for seats, playing, ended."""
+
+SIDES: Final = 2
+"""R2: two sides; seat s belongs to side s % 2."""
+
+
+def side_of(seat: int) -> int:
+    """R2: seat ``s`` belongs to side ``s % 2`` (partners are 0+2 and 1+3)."""
+    return seat % 2
+
+
+class MatchSetup(msgspec.Struct, frozen=True):
+    """What a match was created with; fixed for its whole life."""
+
+    match_id: str
+    ruleset: str
+    seats: int
+    target: int
+    secret: bytes | None
+    key: bytes | None
+    client_seeds: tuple[str, ...]
+    commitment: str | None
+    bots: tuple[int, ...]
+    bot_kind: str
+    origin: str | None
+
+
+class MatchState(msgspec.Struct, frozen=True):
+    """A match at one position of its stream: table, hands, stock, piles and scores."""
+
+    setup: MatchSetup | None = None
+    status: Status = "new"
+    names: tuple[str | None, ...] = ()
+    round: int = 0
+    deal: int = 0
+    dealer: int | None = None
+    turn: int | None = None
+    hands: tuple[tuple[Card, ...], ...] = ()
+    in_hands: int = 0
+    floor: tuple[Card, ...] = ()
+    stock: tuple[Card, ...] = ()
+    pile_cards: tuple[int, ...] = (0, 0)
+    pile_points: tuple[int, ...] = (0, 0)
+    pile_basra: tuple[int, ...] = (0, 0)
+    last_capturer: int | None = None
+    trail_pair: tuple[Card, Card] | None = None
+    totals: tuple[int, ...] = (0, 0)
+    carry: int = 0
+    plays: int = 0
+    events: int = 0
+    winner: int | None = None
+    end_reason: str | None = None
+
+    def is_bot(self, seat: int) -> bool:
+        """True when a bot plays this seat."""
+        return self.setup is not None and seat in self.setup.bots
+
+    def seat_count(self) -> int:
+        """How many seats the table has (0 before creation)."""
+        return self.setup.seats if self.setup is not None else 0
+
+
+INITIAL_STATE: Final = MatchState()
+"""The state before a match's first event."""

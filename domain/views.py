@@ -1,0 +1,136 @@
+"""Per-viewer projections of a position (R23): a seat's view, the public table, support's view."""
+
+from __future__ import annotations
+
+import msgspec
+
+from domain.cards import Card
+from domain.errors import CardNotInHandError, InvalidSeatError, MatchNotStartedError
+from domain.play import PlayOutcome, resolve_play
+from domain.rulesets import ruleset
+from domain.state import MatchState, Status
+
+
+class TableView(msgspec.Struct, frozen=True, kw_only=True):
+    """What everyone at the table sees: floor, counts, scores, carry, turn; no hand, no stock order."""
+
+    match_id: str
+    ruleset: str
+    seats: int
+    target: int
+    status: Status
+    round: int
+    deal: int
+    dealer: int | None
+    turn: int | None
+    floor: tuple[Card, ...]
+    hand_counts: tuple[int, ...]
+    stock: int
+    scores: tuple[int, ...]
+    carry: int
+    piles: tuple[int, ...]
+    round_basra: tuple[int, ...]
+    trail_pair: tuple[Card, Card] | None
+    names: tuple[str | None, ...]
+    bots: tuple[int, ...]
+    commitment: str | None
+    winner: int | None
+    end_reason: str | None
+    seq: int
+
+
+class SeatView(TableView, frozen=True, kw_only=True):
+    """The table as one seat sees it: the public table plus its own hand (R23)."""
+
+    seat: int
+    hand: tuple[Card, ...]
+
+
+class SupportView(TableView, frozen=True, kw_only=True):
+    """Support's view: every hand; the stock order and the secret only once the match has ended."""
+
+    hands: tuple[tuple[Card, ...], ...]
+    stock_order: tuple[Card, ...] | None
+    seed: str | None
+
+
+class PlayPreview(msgspec.Struct, frozen=True):
+    """R24: what a card in the hand would take, by group, and whether it would be a Basra."""
+
+    card: Card
+    captured: tuple[Card, ...]
+    groups: tuple[tuple[Card, ...], ...]
+    basra: int
+    sweep: bool
+
+
+def _table_fields(state: MatchState, seq: int | None) -> dict[str, object]:
+    setup = state.setup
+    if setup is None:
+        raise MatchNotStartedError("there is no such match")
+    return {
+        "match_id": setup.match_id,
+        "ruleset": setup.ruleset,
+        "seats": setup.seats,
+        "target": setup.target,
+        "status": state.status,
+        "round": state.round,
+        "deal": state.deal,
+        "dealer": state.dealer,
+        "turn": state.turn,
+        "floor": state.floor,
+        "hand_counts": tuple(len(h) for h in state.hands),
+        "stock": len(state.stock) if state.status == "playing" else 0,
+        "scores": state.totals,
+        "carry": state.carry,
+        "piles": state.pile_cards,
+        "round_basra": state.pile_basra,
+        "trail_pair": state.trail_pair,
+        "names": state.names,
+        "bots": setup.bots,
+        "commitment": setup.commitment,
+        "winner": state.winner,
+        "end_reason": state.end_reason,
+        "seq": state.events if seq is None else seq,
+    }
+
+
+def table_view(state: MatchState, seq: int | None = None) -> TableView:
+    """The public table (R23)."""
+    return TableView(**_table_fields(state, seq))  # type: ignore[arg-type]
+
+
+def seat_view(state: MatchState, seat: int, seq: int | None = None) -> SeatView:
+    """The table as ``seat`` sees it: its own hand and nothing of any other (R23)."""
+    fields = _table_fields(state, seq)
+    if not 0 <= seat < len(state.hands):
+        raise InvalidSeatError(f"seat {seat} is not a seat of this table")
+    return SeatView(**fields, seat=seat, hand=state.hands[seat])  # type: ignore[arg-type]
+
+
+def support_view(state: MatchState, seq: int | None = None) -> SupportView:
+    """Support's view (R23): every hand always; stock order and secret only after the end."""
+    fields = _table_fields(state, seq)
+    ended = state.status == "ended"
+    setup = state.setup
+    assert setup is not None
+    return SupportView(
+        **fields,  # type: ignore[arg-type]
+        hands=state.hands,
+        stock_order=state.stock if ended else None,
+        seed=setup.secret.hex() if ended and setup.secret is not None else None,
+    )
+
+
+def preview_play(state: MatchState, seat: int, card: Card) -> PlayPreview:
+    """R24: what ``card`` from ``seat``'s hand would take now, changing nothing."""
+    if state.status != "playing" or state.setup is None:
+        raise MatchNotStartedError("there is no table in play")
+    if not 0 <= seat < len(state.hands):
+        raise InvalidSeatError(f"seat {seat} is not a seat of this table")
+    if card not in state.hands[seat]:
+        raise CardNotInHandError(f"{card} is not in seat {seat}'s hand")
+    outcome: PlayOutcome = resolve_play(
+        ruleset(state.setup.ruleset), state.floor, card, state.trail_pair
+    )
+    return PlayPreview(card, outcome.captured, outcome.groups, outcome.basra, outcome.sweep)

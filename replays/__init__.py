@@ -1,0 +1,1 @@
+"""Replay tooling over a sequence of recorded events: positions, rendering, files, audits."""

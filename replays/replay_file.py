@@ -1,0 +1,81 @@
+"""The replay file, ``basra-replay`` version 1 (CONTRACT §1): JSON Lines, header then events."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import msgspec
+
+from domain.events import EVENT_ENCODER, MatchCreated, MatchEnded
+from domain.redaction import SUPPORT, redact_event
+from replays.recorded import RecordedEvent
+
+FORMAT = "basra-replay"
+"""The ``format`` field of a replay file's header."""
+
+VERSION = 1
+"""The version of the replay file format written here."""
+
+
+class ReplayHeader(msgspec.Struct, frozen=True, kw_only=True):
+    """The first line of a replay file."""
+
+    format: str = FORMAT
+    version: int = VERSION
+    match_id: str
+    ruleset: str
+    seats: int
+    target: int
+    seed: str | None
+    client_seeds: tuple[str, ...]
+    commitment: str | None
+    players: tuple[str | None, ...]
+    bots: tuple[int, ...] = ()
+    origin: str | None = None
+
+
+def header_for(
+    created: MatchCreated, players: Sequence[str | None], revealed: bool
+) -> ReplayHeader:
+    """The header of a match's file; ``seed`` only once the match has ended (R23)."""
+    return ReplayHeader(
+        match_id=created.match_id,
+        ruleset=created.ruleset,
+        seats=created.seats,
+        target=created.target,
+        seed=created.secret if revealed else None,
+        client_seeds=created.client_seeds,
+        commitment=created.commitment,
+        players=tuple(players),
+        bots=created.bots,
+        origin=created.origin,
+    )
+
+
+def event_line(recorded: RecordedEvent, viewer: int, revealed: bool) -> bytes:
+    """One event line: ``seq``, ``type``, ``at`` and the event's fields, redacted for ``viewer``."""
+    event = redact_event(recorded.event, viewer, revealed)
+    body = EVENT_ENCODER.encode(event)
+    prefix: dict[str, Any] = {"seq": recorded.seq, "at": recorded.at}
+    if viewer == SUPPORT and recorded.caused_by is not None:
+        prefix["caused_by"] = recorded.caused_by
+    if viewer == SUPPORT and recorded.request_id is not None:
+        prefix["request_id"] = recorded.request_id
+    head = EVENT_ENCODER.encode(prefix)
+    # Merge {"seq":..,"at":..} with {"type":..,...}: seq first, as the contract shows it.
+    return head[:-1] + b"," + body[1:]
+
+
+def write_replay(
+    recorded: Iterable[RecordedEvent], players: Sequence[str | None], viewer: int = SUPPORT
+) -> bytes:
+    """The whole replay file for ``viewer`` (a seat or SUPPORT): everything once the match ended."""
+    events = list(recorded)
+    if not events or not isinstance(events[0].event, MatchCreated):
+        raise ValueError("a match stream starts with match_created")
+    revealed = any(isinstance(r.event, MatchEnded) for r in events)
+    header = header_for(events[0].event, players, revealed)
+    lines = [EVENT_ENCODER.encode(header)]
+    lines.extend(event_line(r, viewer, revealed) for r in events)
+    return b"\n".join(lines) + b"\n"
