@@ -1,0 +1,1 @@
+"""The application layer: the event store, services, projections and read models."""

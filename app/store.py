@@ -1,0 +1,246 @@
+"""The event store: one eventsourcing stream per match, keyed by match id, seq = version.
+
+The same code runs on eventsourcing's in-memory (POPO) recorder, a SQLite file and PostgreSQL:
+only the infrastructure factory differs. Appends are optimistic: a stream's rows are keyed by
+(match id, seq), so a writer that read an old seq collides with the row another writer already
+stored and its whole transaction is refused (eventsourcing ``IntegrityError`` → ConflictError).
+Snapshots of the folded state sit in their own table; they are caches and can be dropped.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from eventsourcing.persistence import (
+    AggregateRecorder,
+    ApplicationRecorder,
+    InfrastructureFactory,
+    IntegrityError,
+    PersistenceError,
+    StoredEvent,
+)
+
+from app.config import PostgresSettings, StoreConfig
+from app.errors import ConflictError, StoreUnavailableError
+from app.mapper import TOPICS, EventMapper, MatchRecord
+from app.store_sqlite import DurableDatastore, prepare_file
+from domain.events import MatchCreated
+from domain.state import MatchState
+from replays.recorded import RecordedEvent
+
+NOTIFICATION_PAGE = 1000
+"""How many log entries one read of the global log returns at most when scanning it all."""
+
+
+@dataclass(frozen=True)
+class LogEntry:
+    """One entry of the global event log: its position, and which match event it is."""
+
+    position: int
+    match_id: str
+    seq: int
+    topic: str
+    state: bytes
+
+
+@contextlib.contextmanager
+def translated_errors(match_id: str | None = None) -> Iterator[None]:
+    """Turn eventsourcing's persistence errors into this project's errors."""
+    try:
+        yield
+    except IntegrityError:
+        where = f"match {match_id}" if match_id else "the stream"
+        raise ConflictError(
+            f"{where} changed since it was read; nothing was written, reload and retry",
+            match_id=match_id,
+        ) from None
+    except PersistenceError as error:
+        raise StoreUnavailableError(f"the event store is unavailable: {error}") from None
+
+
+class MatchStore:
+    """Match streams in an eventsourcing application recorder, snapshots beside them."""
+
+    def __init__(self, factory: InfrastructureFactory[Any], *, kind: str, identity: str) -> None:
+        self.factory = factory
+        self.kind = kind
+        self.identity = identity
+        self.mapper = EventMapper()
+        with translated_errors():
+            self.recorder: ApplicationRecorder = factory.application_recorder()
+            self.snapshots: AggregateRecorder = factory.aggregate_recorder("snapshots")
+
+    # -- opening ------------------------------------------------------------------------------
+
+    @classmethod
+    def memory(cls) -> MatchStore:
+        """eventsourcing's in-memory recorder: for tests; gone when the process ends."""
+        factory = InfrastructureFactory.construct({"PERSISTENCE_MODULE": "eventsourcing.popo"})
+        return cls(factory, kind="memory", identity="memory")
+
+    @classmethod
+    def sqlite(cls, path: Path, synchronous: str = "FULL") -> MatchStore:
+        """A SQLite file (created on first use), WAL with the given ``synchronous``."""
+        with translated_errors():
+            try:
+                prepare_file(path)
+            except OSError as error:
+                raise StoreUnavailableError(f"cannot open {path}: {error}") from None
+            except Exception as error:  # sqlite3 errors: not a database, unreadable, …
+                raise StoreUnavailableError(f"cannot open {path}: {error}") from None
+            factory = InfrastructureFactory.construct(
+                {
+                    "PERSISTENCE_MODULE": "eventsourcing.sqlite",
+                    "SQLITE_DBNAME": str(path),
+                    "ORIGINATOR_ID_TYPE": "text",
+                }
+            )
+            factory.datastore.close()  # type: ignore[attr-defined]
+            factory.datastore = DurableDatastore(path, synchronous)  # type: ignore[attr-defined]
+            return cls(factory, kind="sqlite", identity=f"sqlite:{path.resolve()}")
+
+    @classmethod
+    def postgres(cls, settings: PostgresSettings) -> MatchStore:
+        """PostgreSQL through eventsourcing.postgres; the schema is created when missing."""
+        from app.store_postgres import ensure_schema
+
+        with translated_errors():
+            ensure_schema(settings)
+            factory = InfrastructureFactory.construct(
+                {
+                    "PERSISTENCE_MODULE": "eventsourcing.postgres",
+                    "ORIGINATOR_ID_TYPE": "text",
+                    "POSTGRES_CONNECT_TIMEOUT": "5",
+                    **settings.env(),
+                }
+            )
+            return cls(factory, kind="postgres", identity=settings.describe())
+
+    @classmethod
+    def open(cls, config: StoreConfig) -> MatchStore:
+        """The store ``config`` describes."""
+        if config.kind == "postgres":
+            assert config.postgres is not None
+            return cls.postgres(config.postgres)
+        if config.kind == "sqlite":
+            assert config.sqlite_path is not None
+            return cls.sqlite(config.sqlite_path, config.synchronous)
+        return cls.memory()
+
+    def close(self) -> None:
+        """Release the connections."""
+        self.factory.close()
+
+    # -- streams ------------------------------------------------------------------------------
+
+    def append(self, match_id: str, recorded: Sequence[RecordedEvent]) -> list[int]:
+        """Store events at their seqs in one transaction; ConflictError if any seq is taken.
+
+        The first event's seq must be the stream's last seq + 1 as the writer read it: that is
+        the expected version. Returns the events' positions in the global log (empty when the
+        recorder does not report them).
+        """
+        rows = [
+            self.mapper.to_stored_event(MatchRecord(match_id, r.seq, r)) for r in recorded
+        ]
+        with translated_errors(match_id):
+            ids = self.recorder.insert_events(rows)
+        return list(ids or ())
+
+    def read(
+        self, match_id: str, after_seq: int = 0, upto_seq: int | None = None
+    ) -> list[RecordedEvent]:
+        """The stream's events after ``after_seq`` (up to ``upto_seq``), in order."""
+        with translated_errors(match_id):
+            rows = self.recorder.select_events(
+                match_id, gt=after_seq if after_seq > 0 else None, lte=upto_seq
+            )
+        to_recorded = self.mapper.to_recorded
+        return [to_recorded(row) for row in rows]
+
+    def last_seq(self, match_id: str) -> int:
+        """The stream's last seq, 0 when there is no such match."""
+        with translated_errors(match_id):
+            rows = self.recorder.select_events(match_id, desc=True, limit=1)
+        return rows[0].originator_version if rows else 0
+
+    # -- snapshots ----------------------------------------------------------------------------
+
+    def save_snapshot(self, match_id: str, state: MatchState) -> None:
+        """Keep ``state`` as a snapshot at its seq; a snapshot already there is left alone."""
+        row = self.mapper.snapshot_to_stored(match_id, state)
+        with contextlib.suppress(ConflictError), translated_errors(match_id):
+            self.snapshots.insert_events([row])
+
+    def latest_snapshot(self, match_id: str) -> MatchState | None:
+        """The latest snapshot this build can read, if any."""
+        with translated_errors(match_id):
+            rows = self.snapshots.select_events(match_id, desc=True, limit=1)
+        return self.mapper.snapshot_from_stored(rows[0]) if rows else None
+
+    def drop_snapshots(self) -> int:
+        """Forget every snapshot (they are rebuilt from the streams); returns how many."""
+        with translated_errors():
+            return _drop_rows(self)
+
+    # -- the global log -----------------------------------------------------------------------
+
+    def log_after(self, position: int, limit: int, topics: Sequence[str] = ()) -> list[LogEntry]:
+        """Up to ``limit`` entries of the global log after ``position``, in order."""
+        with translated_errors():
+            rows = self.recorder.select_notifications(
+                start=position, limit=limit, topics=topics, inclusive_of_start=False
+            )
+        return [
+            LogEntry(n.id, str(n.originator_id), n.originator_version, n.topic, n.state)
+            for n in rows
+        ]
+
+    def max_position(self) -> int:
+        """The last position of the global log, 0 when it is empty."""
+        with translated_errors():
+            return self.recorder.max_notification_id() or 0
+
+    def match_ids(self) -> list[str]:
+        """Every stored match id, in the order the matches were created."""
+        created = [TOPICS[MatchCreated]]
+        ids: list[str] = []
+        position = 0
+        while True:
+            page = self.log_after(position, NOTIFICATION_PAGE, created)
+            ids.extend(entry.match_id for entry in page)
+            if len(page) < NOTIFICATION_PAGE:
+                return ids
+            position = page[-1].position
+
+    def to_recorded(self, entry: LogEntry) -> RecordedEvent:
+        """Decode a log entry (CorruptEventError names its match and seq)."""
+        return self.mapper.to_recorded(
+            StoredEvent(entry.match_id, entry.seq, entry.topic, entry.state)
+        )
+
+
+def _drop_rows(store: MatchStore) -> int:
+    """Delete the snapshot table's rows with the recorder's own connection."""
+    recorder: Any = store.snapshots
+    if store.kind == "sqlite":
+        with recorder.datastore.transaction(commit=True) as cursor:
+            cursor.execute(f"DELETE FROM {recorder.events_table_name}")
+            return int(cursor.sqlite_cursor.rowcount)
+    if store.kind == "postgres":
+        from psycopg.sql import SQL, Identifier
+
+        with recorder.datastore.transaction(commit=True) as cursor:
+            cursor.execute(
+                SQL("DELETE FROM {0}.{1}").format(
+                    Identifier(recorder.datastore.schema), Identifier(recorder.events_table_name)
+                )
+            )
+            return int(cursor.rowcount)
+    count = len(recorder._stored_events)
+    recorder.__init__()
+    return count
