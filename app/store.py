@@ -65,14 +65,32 @@ def translated_errors(match_id: str | None = None) -> Iterator[None]:
 class MatchStore:
     """Match streams in an eventsourcing application recorder, snapshots beside them."""
 
-    def __init__(self, factory: InfrastructureFactory[Any], *, kind: str, identity: str) -> None:
+    def __init__(
+        self,
+        factory: InfrastructureFactory[Any],
+        *,
+        config: StoreConfig,
+        recorders: tuple[ApplicationRecorder, AggregateRecorder] | None = None,
+    ) -> None:
         self.factory = factory
-        self.kind = kind
-        self.identity = identity
+        self.config = config
+        self.kind = config.kind
+        self.identity = config.identity()
         self.mapper = EventMapper()
-        with translated_errors():
-            self.recorder: ApplicationRecorder = factory.application_recorder()
-            self.snapshots: AggregateRecorder = factory.aggregate_recorder("snapshots")
+        if recorders is None:
+            with translated_errors():
+                events = factory.application_recorder()
+                recorders = (events, factory.aggregate_recorder("snapshots"))
+        self.recorder: ApplicationRecorder = recorders[0]
+        self.snapshots: AggregateRecorder = recorders[1]
+
+    def reopen(self) -> MatchStore:
+        """Another handle on the same database with its own connections, as another process
+        would have (the in-memory store shares its recorders)."""
+        if self.kind == "memory":
+            shared = (self.recorder, self.snapshots)
+            return MatchStore(self.factory, config=self.config, recorders=shared)
+        return MatchStore.open(self.config)
 
     # -- opening ------------------------------------------------------------------------------
 
@@ -80,7 +98,7 @@ class MatchStore:
     def memory(cls) -> MatchStore:
         """eventsourcing's in-memory recorder: for tests; gone when the process ends."""
         factory = InfrastructureFactory.construct({"PERSISTENCE_MODULE": "eventsourcing.popo"})
-        return cls(factory, kind="memory", identity="memory")
+        return cls(factory, config=StoreConfig(kind="memory"))
 
     @classmethod
     def sqlite(cls, path: Path, synchronous: str = "FULL") -> MatchStore:
@@ -101,7 +119,8 @@ class MatchStore:
             )
             factory.datastore.close()  # type: ignore[attr-defined]
             factory.datastore = DurableDatastore(path, synchronous)  # type: ignore[attr-defined]
-            return cls(factory, kind="sqlite", identity=f"sqlite:{path.resolve()}")
+            config = StoreConfig(kind="sqlite", sqlite_path=path, synchronous=synchronous)
+            return cls(factory, config=config)
 
     @classmethod
     def postgres(cls, settings: PostgresSettings) -> MatchStore:
@@ -118,7 +137,7 @@ class MatchStore:
                     **settings.env(),
                 }
             )
-            return cls(factory, kind="postgres", identity=settings.describe())
+            return cls(factory, config=StoreConfig(kind="postgres", postgres=settings))
 
     @classmethod
     def open(cls, config: StoreConfig) -> MatchStore:

@@ -3,17 +3,16 @@
 from __future__ import annotations
 
 import secrets
+import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, TextIO
 
 import typer
 
-from cli.common import DbOption, app, echo_err, handles_errors
-from domain.commands import CreateMatch
+from app.service import MatchService
+from cli.common import DbOption, app, echo_err, handles_errors, resolve_db
 from domain.decide import BOT_KINDS
 from domain.fairness import secret_from_text_seed
-from domain.selfplay import play_match
-from replays.recorded import RecordedEvent
 from replays.replay_file import write_replay
 
 
@@ -35,43 +34,43 @@ def simulate(
     export: Annotated[
         Path | None, typer.Option(help="Write each match's replay file into this folder.")
     ] = None,
-    target: Annotated[int | None, typer.Option(help="Points to win (default: the rule set's).")] = None,
+    target: Annotated[
+        int | None, typer.Option(help="Points to win (default: the rule set's).")
+    ] = None,
     db: DbOption = None,
 ) -> None:
-    """Play bot-vs-bot matches and print each match id."""
+    """Play bot-vs-bot matches, record each in the store and print its id."""
     if bots not in BOT_KINDS:
         raise ValueError(f"unknown bot kind {bots!r}; choose easy or random")
     base = seed if seed is not None else secrets.token_hex(16)
     if export is not None:
         export.mkdir(parents=True, exist_ok=True)
-    with typer.progressbar(
-        range(matches), label="simulating", file=_stderr(), hidden=matches < 2
-    ) as progress:
-        for k in progress:
-            text = match_seed(base, k)
-            match_id = f"sim-{ruleset}-{seats}-{k}-{secrets.token_hex(4)}"
-            events, state = play_match(
-                CreateMatch(
-                    match_id=match_id,
+    service = MatchService.open(resolve_db(db))
+    try:
+        with typer.progressbar(
+            range(matches), label="simulating", file=_stderr(), hidden=matches < 2
+        ) as progress:
+            for k in progress:
+                match_id, _ = service.create_match(
                     ruleset=ruleset,
                     seats=seats,
-                    secret=secret_from_text_seed(text),
                     target=target,
                     bots=tuple(range(seats)),
                     bot_kind=bots,
+                    secret=secret_from_text_seed(match_seed(base, k)),
+                    match_id=f"sim-{ruleset}-{seats}-{k}-{secrets.token_hex(4)}",
+                    caused_by="server",
                 )
-            )
-            if export is not None:
-                recorded = [
-                    RecordedEvent(seq=i, at="1970-01-01T00:00:00.000000Z", event=e)
-                    for i, e in enumerate(events, 1)
-                ]
-                (export / f"{match_id}.jsonl").write_bytes(write_replay(recorded, state.names))
-            typer.echo(match_id)
-    echo_err(f"{matches} match(es) played")
+                if export is not None:
+                    # The replay file is written from the stream as stored, not from memory.
+                    stored = service.events(match_id)
+                    players = service.load(match_id).names
+                    (export / f"{match_id}.jsonl").write_bytes(write_replay(stored, players))
+                typer.echo(match_id)
+    finally:
+        service.close()
+    echo_err(f"{matches} match(es) played and recorded")
 
 
-def _stderr():  # type: ignore[no-untyped-def]
-    import sys
-
+def _stderr() -> TextIO:
     return sys.stderr

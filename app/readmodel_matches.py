@@ -1,0 +1,160 @@
+"""The ``matches`` read model: one row per match, folded from the global log.
+
+Only the events a row needs are decoded (creation, seats, rounds, scores, the end); plays are
+counted by topic alone, so following the log stays cheap.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+import msgspec
+
+from app.errors import CorruptEventError
+from app.mapper import TOPICS
+from app.store import LogEntry
+from domain.events import (
+    CardPlayed,
+    MatchCreated,
+    MatchEnded,
+    RoundScored,
+    RoundStarted,
+    SeatTaken,
+)
+from replays.recorded import RecordedEvent
+
+Row = dict[str, Any]
+"""A ``matches`` row as sqlite-utils writes it (JSON columns as Python lists)."""
+
+COLUMNS: dict[str, type] = {
+    "match_id": str,
+    "ruleset": str,
+    "seats": int,
+    "target": int,
+    "status": str,
+    "players": str,
+    "bots": str,
+    "bot_kind": str,
+    "created": str,
+    "ended": str,
+    "winner": int,
+    "end_reason": str,
+    "totals": str,
+    "rounds": int,
+    "plays": int,
+    "seq": int,
+    "problem": str,
+}
+"""The ``matches`` table: players, bots and totals are JSON lists."""
+
+JSON_COLUMNS = ("players", "bots", "totals")
+"""Columns stored as JSON text."""
+
+
+class MatchSummaryView(msgspec.Struct, frozen=True, kw_only=True):
+    """One row of ``basra matches``: a match at the last log position the read model applied."""
+
+    match_id: str
+    ruleset: str | None
+    seats: int | None
+    target: int | None
+    status: str
+    players: list[str | None]
+    bots: list[int]
+    bot_kind: str | None
+    created: str | None
+    ended: str | None
+    winner: int | None
+    end_reason: str | None
+    totals: list[int]
+    rounds: int
+    plays: int
+    seq: int
+    problem: str | None = None
+
+
+def view_of(row: Row) -> MatchSummaryView:
+    """The typed view of a stored row."""
+    fields = dict(row)
+    for column in JSON_COLUMNS:
+        value = fields.get(column)
+        fields[column] = json.loads(value) if isinstance(value, str) else (value or [])
+    return msgspec.convert(fields, MatchSummaryView)
+
+
+def blank_row(match_id: str) -> Row:
+    """A row for a match whose first event has not been applied (or could not be read)."""
+    return {
+        "match_id": match_id,
+        "ruleset": None,
+        "seats": None,
+        "target": None,
+        "status": "unknown",
+        "players": [],
+        "bots": [],
+        "bot_kind": None,
+        "created": None,
+        "ended": None,
+        "winner": None,
+        "end_reason": None,
+        "totals": [0, 0],
+        "rounds": 0,
+        "plays": 0,
+        "seq": 0,
+        "problem": None,
+    }
+
+
+_PLAYED = TOPICS[CardPlayed]
+_DECODED = {TOPICS[t] for t in (MatchCreated, SeatTaken, RoundStarted, RoundScored, MatchEnded)}
+
+
+def apply_entry(row: Row, entry: LogEntry, decode: Callable[[LogEntry], RecordedEvent]) -> None:
+    """Fold one log entry into its match's row (in place)."""
+    if entry.seq != row["seq"] + 1 and row["problem"] is None:
+        row["problem"] = f"seq {entry.seq} follows seq {row['seq']}"
+    row["seq"] = entry.seq
+    topic = entry.topic
+    if topic == _PLAYED:
+        row["plays"] += 1
+        return
+    if topic not in _DECODED:
+        return  # deals and floors change nothing here; unknown types are skipped
+    try:
+        recorded = decode(entry)
+    except CorruptEventError as error:
+        row["problem"] = error.message
+        return
+    event = recorded.event
+    if isinstance(event, MatchCreated):
+        row.update(
+            ruleset=event.ruleset,
+            seats=event.seats,
+            target=event.target,
+            status="waiting",
+            players=[
+                f"{event.bot_kind} bot" if s in event.bots else None for s in range(event.seats)
+            ],
+            bots=list(event.bots),
+            bot_kind=event.bot_kind,
+            created=recorded.at,
+        )
+    elif isinstance(event, SeatTaken):
+        players = list(row["players"])
+        if 0 <= event.seat < len(players):
+            players[event.seat] = event.name
+        row["players"] = players
+    elif isinstance(event, RoundStarted):
+        row.update(status="playing", rounds=event.round)
+    elif isinstance(event, RoundScored):
+        row["totals"] = list(event.totals)
+    elif isinstance(event, MatchEnded):
+        row.update(
+            status="ended",
+            winner=event.winner,
+            end_reason=event.reason,
+            totals=list(event.totals),
+            ended=recorded.at,
+        )

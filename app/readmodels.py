@@ -1,0 +1,212 @@
+"""Cross-match read models in their own SQLite file (sqlite-utils), following the global log.
+
+A pull loop (eventsourcing's ProjectionRunner cannot subscribe to SQLite, DESIGN pitfall 4):
+each batch takes the write lock on the read-model file, reads its tracked position, fetches the
+log entries after it, folds them into rows and writes the rows and the new position in the same
+transaction. A crash mid-batch rolls the whole batch back, so the next run resumes at the last
+committed position with nothing lost or counted twice. The file is a cache: it records which
+store it follows, and is dropped and rebuilt from the log when that changes or when it claims a
+position the log does not have.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import sqlite_utils
+
+from app.readmodel_matches import (
+    COLUMNS,
+    JSON_COLUMNS,
+    MatchSummaryView,
+    Row,
+    apply_entry,
+    blank_row,
+    view_of,
+)
+from app.store import LogEntry, MatchStore
+
+SCHEMA_VERSION = "1"
+"""Bumped when the read models' tables change shape; an older file is rebuilt."""
+
+PROJECTION = "matches"
+"""The name under which the ``matches`` projection tracks its position."""
+
+DEFAULT_BATCH = 5000
+"""Log entries folded per transaction."""
+
+Progress = Callable[[int, int], None]
+"""Called with (position reached, last position of the log) after each batch."""
+
+
+class ReadModels:
+    """The ``matches`` table and its tracked position, in one SQLite file."""
+
+    def __init__(self, path: Path, store: MatchStore, *, batch_size: int = DEFAULT_BATCH) -> None:
+        self.path = path
+        self.store = store
+        self.batch_size = batch_size
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.db = sqlite_utils.Database(path)
+        self.db.conn.execute("PRAGMA busy_timeout=10000")
+        if self.db.journal_mode != "wal":
+            self.db.enable_wal()
+        # A cache rebuilt from the log: losing the last commits to a power cut only means
+        # re-reading them, since the position rolls back with the rows.
+        self.db.conn.execute("PRAGMA synchronous=NORMAL")
+        self._lock = threading.Lock()
+        self._create_tables()
+
+    @classmethod
+    def for_store(cls, store: MatchStore, path: Path | None = None) -> ReadModels:
+        """The read models of ``store`` in ``path`` (default: app.config.readmodel_path)."""
+        from app.config import readmodel_path
+
+        return cls(path or readmodel_path(store.config), store)
+
+    def close(self) -> None:
+        """Close the file."""
+        self.db.close()
+
+    # -- following the log --------------------------------------------------------------------
+
+    def catch_up(
+        self,
+        *,
+        progress: Progress | None = None,
+        after_entry: Callable[[LogEntry], None] | None = None,
+    ) -> int:
+        """Apply every log entry after the tracked position; returns how many were applied."""
+        applied = 0
+        with self._lock:
+            self._check_source()
+            while True:
+                count, position = self._apply_batch(after_entry)
+                applied += count
+                if progress is not None:
+                    progress(position, self.store.max_position())
+                if count < self.batch_size:
+                    return applied
+
+    def follow(self, stop: threading.Event, interval: float = 0.5) -> None:
+        """Keep catching up until ``stop`` is set (for a long-running process)."""
+        while not stop.is_set():
+            self.catch_up()
+            stop.wait(interval)
+
+    def rebuild(self, *, progress: Progress | None = None) -> int:
+        """Drop every read model and rebuild it from the start of the log."""
+        with self._lock:
+            self._drop_tables()
+            self._create_tables()
+        return self.catch_up(progress=progress)
+
+    def position(self) -> int:
+        """The last log position folded into the tables."""
+        row = self.db.execute(
+            "SELECT position FROM positions WHERE name = ?", [PROJECTION]
+        ).fetchone()
+        return int(row[0]) if row else 0
+
+    # -- reading ------------------------------------------------------------------------------
+
+    def matches(
+        self, *, status: str | None = None, limit: int | None = None
+    ) -> list[MatchSummaryView]:
+        """Rows of ``matches``, newest first (optionally of one status)."""
+        where = "status = ?" if status else None
+        rows = self.db.table("matches").rows_where(
+            where,
+            [status] if status else None,
+            order_by="created desc, match_id",
+            limit=limit,
+        )
+        return [view_of(row) for row in rows]
+
+    def match(self, match_id: str) -> MatchSummaryView | None:
+        """One match's row, if the read model has seen it."""
+        rows = list(self.db.table("matches").rows_where("match_id = ?", [match_id]))
+        return view_of(rows[0]) if rows else None
+
+    def table_rows(self) -> list[dict[str, Any]]:
+        """Every stored row exactly as kept, in id order (to compare two builds of the file)."""
+        return list(self.db.table("matches").rows_where(order_by="match_id"))
+
+    # -- inside ---------------------------------------------------------------------------------
+
+    def _apply_batch(self, after_entry: Callable[[LogEntry], None] | None) -> tuple[int, int]:
+        with self._write_transaction():
+            position = self.position()
+            entries = self.store.log_after(position, self.batch_size)
+            if not entries:
+                return 0, position
+            rows = self._rows_for({e.match_id for e in entries})
+            decode = self.store.to_recorded
+            for entry in entries:
+                row = rows.get(entry.match_id)
+                if row is None:
+                    row = rows[entry.match_id] = blank_row(entry.match_id)
+                apply_entry(row, entry, decode)
+                if after_entry is not None:
+                    after_entry(entry)
+            self.db.table("matches").upsert_all(list(rows.values()), pk="match_id")
+            last = entries[-1].position
+            self.db.table("positions").upsert({"name": PROJECTION, "position": last}, pk="name")
+            return len(entries), last
+
+    def _rows_for(self, match_ids: set[str]) -> dict[str, Row]:
+        ids = sorted(match_ids)
+        marks = ",".join("?" * len(ids))
+        found = self.db.table("matches").rows_where(f"match_id in ({marks})", ids)
+        rows: dict[str, Row] = {}
+        for row in found:
+            for column in JSON_COLUMNS:
+                row[column] = json.loads(row[column]) if row[column] else []
+            rows[row["match_id"]] = row
+        return rows
+
+    @contextmanager
+    def _write_transaction(self) -> Iterator[None]:
+        # BEGIN IMMEDIATE takes the write lock before the position is read, so two processes
+        # sharing a file never fold the same entries twice.
+        self.db.conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            self.db.conn.execute("ROLLBACK")
+            raise
+        self.db.conn.execute("COMMIT")
+
+    def _create_tables(self) -> None:
+        table = self.db.table
+        table("meta").create({"key": str, "value": str}, pk="key", if_not_exists=True)
+        table("positions").create({"name": str, "position": int}, pk="name", if_not_exists=True)
+        table("matches").create(COLUMNS, pk="match_id", if_not_exists=True)
+        table("matches").create_index(["status"], if_not_exists=True)
+        table("matches").create_index(["created"], if_not_exists=True)
+
+    def _drop_tables(self) -> None:
+        for name in ("matches", "positions", "meta"):
+            self.db.table(name).drop(ignore=True)
+
+    def _meta(self) -> dict[str, str]:
+        return {row["key"]: row["value"] for row in self.db.table("meta").rows}
+
+    def _check_source(self) -> None:
+        """Rebuild from nothing when the file follows another store or is ahead of this log."""
+        meta = self._meta()
+        expected = {"store": self.store.identity, "schema": SCHEMA_VERSION}
+        stale = any(meta.get(k) != v for k, v in expected.items())
+        if not stale and self.position() > self.store.max_position():
+            stale = True  # it claims entries the log does not have: never serve that
+        if stale:
+            self._drop_tables()
+            self._create_tables()
+            self.db.table("meta").upsert_all(
+                [{"key": k, "value": v} for k, v in expected.items()], pk="key"
+            )
