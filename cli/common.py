@@ -18,7 +18,7 @@ R = TypeVar("R")
 
 app = typer.Typer(
     name="basra",
-    help="Basra match backend: serve the HTTP API, simulate bot matches, replay and verify matches.",
+    help="Basra match backend: serve the HTTP API, simulate bot matches, replay and verify.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,

@@ -60,7 +60,9 @@ class EasyBot:
             score = 0.0
             if outcome.captured:
                 score += 4.0 * outcome.basra
-                score += 3.0 * (CLASSIC_POINTS[card] + sum(CLASSIC_POINTS[c] for c in outcome.captured))
+                score += 3.0 * (
+                    CLASSIC_POINTS[card] + sum(CLASSIC_POINTS[c] for c in outcome.captured)
+                )
                 score += 1.0 + len(outcome.captured)
                 after = remaining_floor(view.floor, outcome.captured)
                 if card in JACKS or (card == "7D" and rules.komi_has_power):

@@ -19,7 +19,7 @@ SUIT_SYMBOLS: Final = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
 """Suit symbols for terminal and page display only; machine output uses letters (R1)."""
 
 DECK: Final[tuple[Card, ...]] = tuple(f"{rank}{suit}" for suit in SUITS for rank in RANKS)
-"""All 52 cards by FAIRNESS.md index: index 0 is ``AC``, 9 is ``10C``, 13 is ``AD``, 51 is ``KS``."""
+"""All 52 cards by FAIRNESS.md index: 0 is ``AC``, 9 is ``10C``, 13 is ``AD``, 51 is ``KS``."""
 
 INDEX: Final[dict[Card, int]] = {card: i for i, card in enumerate(DECK)}
 """FAIRNESS.md index of every card."""

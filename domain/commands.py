@@ -9,7 +9,7 @@ import msgspec
 from domain.cards import Card
 
 
-class Command(msgspec.Struct, frozen=True, tag_field="command"):
+class Command(msgspec.Struct, frozen=True, gc=False, tag_field="command"):
     """Base of every command."""
 
 

@@ -1,8 +1,8 @@
-"""``decide(state, command) -> events``: the rules judging a request, refusing with a precise error."""
+"""``decide(state, command) -> events``: the rules judge a request or refuse it precisely."""
 
 from __future__ import annotations
 
-from domain.cards import CLASSIC_POINTS, Card
+from domain.cards import CLASSIC_POINTS, RANK, VALUE, Card
 from domain.commands import Command, CreateMatch, LeaveMatch, PlayCard, TakeSeat
 from domain.errors import (
     BasraError,
@@ -32,8 +32,8 @@ from domain.events import (
 )
 from domain.evolve import evolve, round_deck
 from domain.fairness import check_client_seed, check_secret, commitment, deal_key, first_dealer
-from domain.play import resolve_play
-from domain.rulesets import MAJORITY_CARDS, MAX_ROUNDS, Classic, ruleset
+from domain.play import takes
+from domain.rulesets import MAJORITY_CARDS, MAX_ROUNDS, RULESETS, Classic, ruleset
 from domain.state import MatchSetup, MatchState
 
 SEAT_COUNTS = (2, 4)
@@ -48,7 +48,7 @@ MAX_NAME_LENGTH = 64
 
 def decide(state: MatchState, command: Command) -> tuple[Event, ...]:
     """The events that follow from ``command`` at ``state``, or a BasraError; state is unchanged."""
-    if isinstance(command, PlayCard):
+    if type(command) is PlayCard or isinstance(command, PlayCard):
         return _play(state, command)
     if isinstance(command, CreateMatch):
         return _create(state, command)
@@ -100,15 +100,15 @@ def _take_seat(state: MatchState, cmd: TakeSeat) -> tuple[Event, ...]:
     if state.status == "ended":
         raise MatchEndedError("the match has ended")
     if not 0 <= cmd.seat < setup.seats:
-        raise InvalidSeatError(f"seat {cmd.seat} is not a seat of this table (0..{setup.seats - 1})")
+        raise InvalidSeatError(
+            f"seat {cmd.seat} is not a seat of this table (0..{setup.seats - 1})"
+        )
     if state.names[cmd.seat] is not None:
         raise SeatTakenError(f"seat {cmd.seat} is taken")
     name = cmd.name.strip()
     if not name or len(name) > MAX_NAME_LENGTH:
         raise BasraError(f"a seat name is 1 to {MAX_NAME_LENGTH} characters")
-    taken = SeatTaken(
-        seat=cmd.seat, name=name, token_id=cmd.token_id, token_hash=cmd.token_hash
-    )
+    taken = SeatTaken(seat=cmd.seat, name=name, token_id=cmd.token_id, token_hash=cmd.token_hash)
     if sum(1 for n in state.names if n is None) > 1:
         return (taken,)
     if setup.key is None:
@@ -123,7 +123,9 @@ def _leave(state: MatchState, cmd: LeaveMatch) -> tuple[Event, ...]:
     if state.status == "ended":
         raise MatchEndedError("the match has ended")
     if not 0 <= cmd.seat < setup.seats:
-        raise InvalidSeatError(f"seat {cmd.seat} is not a seat of this table (0..{setup.seats - 1})")
+        raise InvalidSeatError(
+            f"seat {cmd.seat} is not a seat of this table (0..{setup.seats - 1})"
+        )
     reveal = setup.secret.hex() if setup.secret is not None else None
     if state.status == "waiting":
         return (MatchEnded(None, "abandoned", state.totals, reveal, cmd.seat),)
@@ -141,20 +143,33 @@ def _play(state: MatchState, cmd: PlayCard) -> tuple[Event, ...]:
         raise MatchNotStartedError("the match is waiting for seats")
     seat = cmd.seat
     hands = state.hands
-    if not 0 <= seat < len(hands):
-        raise InvalidSeatError(f"seat {seat} is not a seat of this table (0..{len(hands) - 1})")
     if seat != state.turn:
+        if not 0 <= seat < len(hands):
+            raise InvalidSeatError(f"seat {seat} is not a seat of this table (0..{len(hands) - 1})")
         raise NotYourTurnError(f"it is seat {state.turn}'s turn, not seat {seat}'s")
     card = cmd.card
     if card not in hands[seat]:
         raise CardNotInHandError(f"{card} is not in seat {seat}'s hand")
     setup = state.setup
     assert setup is not None
-    rules = ruleset(setup.ruleset)
-    outcome = resolve_play(rules, state.floor, card, state.trail_pair)
-    played = CardPlayed(
-        seat, card, outcome.captured, outcome.basra, outcome.groups, outcome.sweep, cmd.auto
-    )
+    rules = RULESETS[setup.ruleset]
+    floor = state.floor
+    if not floor:
+        # R10-R12: on an empty floor every card stays, the Jack and the Komi included.
+        played = CardPlayed(seat, card, (), 0, (), False, cmd.auto)
+    elif card in rules.sweepers:
+        # R10, R11: a sweep takes the whole floor.
+        groups: tuple[tuple[Card, ...], ...] = (floor,)
+        basra = rules.basra(card, floor, floor, groups, state.trail_pair)
+        played = CardPlayed(seat, card, floor, basra, groups, True, cmd.auto)
+    else:
+        captured, groups = takes(VALUE[card], RANK[card], floor)
+        basra = (
+            rules.basra(card, floor, captured, groups, state.trail_pair)
+            if captured and len(captured) == len(floor)
+            else 0  # R14: only a play that leaves the floor empty can be a Basra
+        )
+        played = CardPlayed(seat, card, captured, basra, groups, False, cmd.auto)
     if state.in_hands > 1:
         return (played,)
     # Every hand is now empty: deal again (R5), or count the round (R19-R22).
@@ -163,7 +178,7 @@ def _play(state: MatchState, cmd: PlayCard) -> tuple[Event, ...]:
     after = evolve(state, played)
     scored = score_round(after, rules)
     events: list[Event] = [played, scored]
-    ended = _match_result(scored, after.round, setup)
+    ended = match_result(scored, after.round, setup)
     if ended is not None:
         events.append(ended)
     else:
@@ -258,14 +273,13 @@ def score_round(state: MatchState, rules: Classic) -> RoundScored:
     )
 
 
-def _match_result(scored: RoundScored, round_number: int, setup: MatchSetup) -> MatchEnded | None:
-    """R22: one side at or past the target wins; both, the higher; level plays on; round 30 ends."""
+def match_result(scored: RoundScored, round_number: int, setup: MatchSetup) -> MatchEnded | None:
+    """R22: one side at or past the target wins; both, the higher; level plays on; 30 rounds end."""
     a, b = scored.totals
     target = setup.target
     reveal = setup.secret.hex() if setup.secret is not None else None
-    if a >= target or b >= target:
-        if a != b:
-            return MatchEnded(0 if a > b else 1, "target", scored.totals, reveal)
+    if (a >= target or b >= target) and a != b:
+        return MatchEnded(0 if a > b else 1, "target", scored.totals, reveal)
     if round_number >= MAX_ROUNDS:
         winner = None if a == b else (0 if a > b else 1)
         return MatchEnded(winner, "round_limit", scored.totals, reveal)

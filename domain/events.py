@@ -13,7 +13,7 @@ import msgspec
 from domain.cards import Card
 
 
-class Event(msgspec.Struct, frozen=True, tag_field="type", forbid_unknown_fields=False):
+class Event(msgspec.Struct, frozen=True, gc=False, tag_field="type", forbid_unknown_fields=False):
     """Base of every event of a match stream."""
 
 
@@ -76,14 +76,14 @@ class CardPlayed(Event, frozen=True, tag="card_played"):
     auto: bool = False
 
 
-class LastPickup(msgspec.Struct, frozen=True):
+class LastPickup(msgspec.Struct, frozen=True, gc=False):
     """The floor's last cards, given to the side that captured last (R19)."""
 
     side: int
     cards: tuple[Card, ...]
 
 
-class SideScore(msgspec.Struct, frozen=True):
+class SideScore(msgspec.Struct, frozen=True, gc=False):
     """One side's round: card count, majority award, point cards, Basras and total (R21)."""
 
     cards: int
@@ -114,13 +114,25 @@ class MatchEnded(Event, frozen=True, tag="match_ended"):
 
 
 AnyEvent: TypeAlias = (
-    MatchCreated | SeatTaken | RoundStarted | CardsDealt | FloorDealt | CardPlayed | RoundScored
+    MatchCreated
+    | SeatTaken
+    | RoundStarted
+    | CardsDealt
+    | FloorDealt
+    | CardPlayed
+    | RoundScored
     | MatchEnded
 )
 """Every event type, as a tagged union."""
 
 EVENT_TYPES: tuple[type[Event], ...] = (
-    MatchCreated, SeatTaken, RoundStarted, CardsDealt, FloorDealt, CardPlayed, RoundScored,
+    MatchCreated,
+    SeatTaken,
+    RoundStarted,
+    CardsDealt,
+    FloorDealt,
+    CardPlayed,
+    RoundScored,
     MatchEnded,
 )
 """Every event class, for registries and decoders."""

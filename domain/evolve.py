@@ -7,7 +7,7 @@ from functools import lru_cache
 
 from msgspec.structs import replace
 
-from domain.cards import CLASSIC_POINTS, DECK, Card
+from domain.cards import DECK, Card
 from domain.events import (
     CardPlayed,
     CardsDealt,
@@ -76,8 +76,7 @@ def _round_started(state: MatchState, e: RoundStarted) -> MatchState:
         in_hands=0,
         floor=(),
         stock=round_deck(state.setup.key, e.round),
-        pile_cards=(0, 0),
-        pile_points=(0, 0),
+        piles=((), ()),
         pile_basra=(0, 0),
         last_capturer=None,
         trail_pair=None,  # R16: a new round breaks a lone-card setup
@@ -120,27 +119,29 @@ def _card_played(state: MatchState, e: CardPlayed) -> MatchState:
         # R19: the capturing card joins its side's pile with the cards it took.
         if len(captured) == len(floor):
             floor = ()
+        elif len(captured) == 1:
+            k = floor.index(captured[0])
+            floor = floor[:k] + floor[k + 1 :]
         else:
             taken = set(captured)
-            floor = tuple(c for c in floor if c not in taken)
-        gained = 1 + len(captured)
-        points = CLASSIC_POINTS[card] + sum(CLASSIC_POINTS[c] for c in captured)
+            floor = tuple([c for c in floor if c not in taken])
+        piles = state.piles
+        pile_basra = state.pile_basra
         if side == 0:
-            pile_cards = (state.pile_cards[0] + gained, state.pile_cards[1])
-            pile_points = (state.pile_points[0] + points, state.pile_points[1])
-            pile_basra = (state.pile_basra[0] + e.basra, state.pile_basra[1])
+            piles = (piles[0] + captured + (card,), piles[1])
+            if e.basra:
+                pile_basra = (pile_basra[0] + e.basra, pile_basra[1])
         else:
-            pile_cards = (state.pile_cards[0], state.pile_cards[1] + gained)
-            pile_points = (state.pile_points[0], state.pile_points[1] + points)
-            pile_basra = (state.pile_basra[0], state.pile_basra[1] + e.basra)
+            piles = (piles[0], piles[1] + captured + (card,))
+            if e.basra:
+                pile_basra = (pile_basra[0], pile_basra[1] + e.basra)
         return replace(
             state,
             hands=hands,
             in_hands=state.in_hands - 1,
             floor=floor,
             turn=(seat + 1) % len(hands),
-            pile_cards=pile_cards,
-            pile_points=pile_points,
+            piles=piles,
             pile_basra=pile_basra,
             last_capturer=side,
             trail_pair=None,
@@ -154,7 +155,7 @@ def _card_played(state: MatchState, e: CardPlayed) -> MatchState:
         state,
         hands=hands,
         in_hands=state.in_hands - 1,
-        floor=(*floor, card),
+        floor=floor + (card,),
         turn=(seat + 1) % len(hands),
         trail_pair=trail_pair,
         plays=state.plays + 1,
@@ -169,9 +170,19 @@ def _round_scored(state: MatchState, e: RoundScored) -> MatchState:
         turn=None,
         totals=e.totals,
         carry=e.carry,
-        pile_cards=tuple(s.cards for s in e.sides),
+        piles=_with_last_pickup(state.piles, e),
         events=state.events + 1,
     )
+
+
+def _with_last_pickup(
+    piles: tuple[tuple[Card, ...], ...], e: RoundScored
+) -> tuple[tuple[Card, ...], ...]:
+    # R19: the floor's last cards join the pile of the side that captured last.
+    if e.last_pickup is None:
+        return piles
+    side = e.last_pickup.side
+    return tuple(p + e.last_pickup.cards if s == side else p for s, p in enumerate(piles))
 
 
 def _match_ended(state: MatchState, e: MatchEnded) -> MatchState:
@@ -200,10 +211,12 @@ _HANDLERS = {
 
 def evolve(state: MatchState, event: Event) -> MatchState:
     """The state after one event; pure (events are trusted: ``decide`` and audits check them)."""
+    if type(event) is CardPlayed:
+        return _card_played(state, event)
     handler = _HANDLERS.get(type(event))
     if handler is None:
         return replace(state, events=state.events + 1)  # an event this build does not know
-    return handler(state, event)  # type: ignore[operator]
+    return handler(state, event)  # type: ignore[operator,no-any-return]
 
 
 def fold(events: Iterable[Event], state: MatchState = INITIAL_STATE) -> MatchState:
@@ -216,4 +229,3 @@ def fold(events: Iterable[Event], state: MatchState = INITIAL_STATE) -> MatchSta
         else:
             state = handler(state, event)  # type: ignore[operator]
     return state
-

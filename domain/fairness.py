@@ -23,7 +23,7 @@ def lp(data: bytes) -> bytes:
 
 
 def secret_from_text_seed(text: str) -> bytes:
-    """``S = SHA-256("basra-fair-v1/test-seed" ‖ lp(text))``: a fixed secret for tests and simulations."""
+    """``S = SHA-256("basra-fair-v1/test-seed" ‖ lp(text))``: a fixed secret for tests."""
     return hashlib.sha256(b"basra-fair-v1/test-seed" + lp(text.encode("utf-8"))).digest()
 
 
@@ -83,9 +83,14 @@ class Stream:
         """A number in 0..n-1 by rejection sampling: no modulo bias."""
         if n <= 0:
             raise ValueError("uniform(n) needs n >= 1")
-        limit = 2**32 - (2**32 % n)
+        limit = 4294967296 - (4294967296 % n)
         while True:
-            x = self.next_u32()
+            pos = self._pos
+            if pos < len(self._buffer):
+                x = self._buffer[pos]
+                self._pos = pos + 1
+            else:
+                x = self.next_u32()
             if x < limit:
                 return x % n
 

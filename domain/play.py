@@ -11,7 +11,7 @@ from domain.cards import RANK, VALUE, Card
 from domain.rulesets import Classic
 
 
-class PlayOutcome(msgspec.Struct, frozen=True):
+class PlayOutcome(msgspec.Struct, frozen=True, gc=False):
     """What a card would take, group by group, and the Basra points it would score."""
 
     captured: tuple[Card, ...]
@@ -32,31 +32,54 @@ def resolve_play(
     """The outcome of playing ``card`` onto ``floor`` under ``rules``; changes nothing (R24)."""
     if not floor:
         return _TRAIL  # R10, R11: a sweep on an empty floor stays; nothing else can take
-    if rules.sweeps(card):
+    if card in rules.sweepers:
         # R10, R11: the Jack (and the Komi with power) take the whole floor.
         groups: tuple[tuple[Card, ...], ...] = (floor,)
         return PlayOutcome(floor, groups, rules.basra(card, floor, floor, groups, trail_pair), True)
-    value = VALUE[card]
+    captured, groups = takes(VALUE[card], RANK[card], floor)
+    if not captured:
+        return _TRAIL
+    basra = (
+        rules.basra(card, floor, captured, groups, trail_pair)
+        if len(captured) == len(floor)
+        else 0  # R14: only a play that leaves the floor empty can be a Basra
+    )
+    return PlayOutcome(captured, groups, basra, False)
+
+
+def takes(
+    value: int, rank: str, floor: tuple[Card, ...]
+) -> tuple[tuple[Card, ...], tuple[tuple[Card, ...], ...]]:
+    """What a card that does not sweep takes from ``floor``, and by which groups (R8, R9)."""
     if value == 0:
         # R9: a queen or king takes every floor card of its own rank, nothing else.
-        rank = RANK[card]
-        captured = tuple(c for c in floor if RANK[c] == rank)
-        if not captured:
-            return _TRAIL
-        groups = tuple((c,) for c in captured)
-    else:
-        # R8: the largest haul of singles and sums, chosen by the exact solver.
-        positions = best_haul(value, floor)
-        if not positions:
-            return _TRAIL
-        groups = tuple(tuple(floor[i] for i in group) for group in positions)
-        if len(positions) == 1:
-            captured = groups[0]
-        else:
-            taken = sorted(i for group in positions for i in group)
-            captured = tuple(floor[i] for i in taken)
-    basra = rules.basra(card, floor, captured, groups, trail_pair)
-    return PlayOutcome(captured, groups, basra, False)
+        captured = tuple([c for c in floor if RANK[c] == rank])
+        return captured, tuple([(c,) for c in captured])
+    # R8: cards of the played value are always taken alone; only smaller numbers form sums,
+    # so the solver sees just those (their order is all that tie-break (3) needs).
+    same: list[Card] = []
+    smaller: list[Card] = []
+    total = 0
+    for c in floor:
+        v = VALUE[c]
+        if v == value:
+            same.append(c)
+        elif 0 < v < value:
+            smaller.append(c)
+            total += v
+    if total < value or len(smaller) < 2:
+        return tuple(same), tuple([(c,) for c in same])
+    haul = best_haul(value, smaller)
+    if not haul:
+        return tuple(same), tuple([(c,) for c in same])
+    groups: list[tuple[Card, ...]] = [(c,) for c in same]
+    groups += [tuple([smaller[i] for i in group]) for group in haul]
+    if len(groups) == 1:
+        return groups[0], (groups[0],)
+    taken = {c for group in groups for c in group}
+    order = {c: i for i, c in enumerate(floor)}
+    groups.sort(key=lambda group: order[group[0]])
+    return tuple([c for c in floor if c in taken]), tuple(groups)
 
 
 def remaining_floor(floor: Sequence[Card], captured: Sequence[Card]) -> tuple[Card, ...]:

@@ -24,7 +24,9 @@ def redact_event(event: Event, viewer: int, revealed: bool = False) -> Event:
         # The token hash never leaves the server; support sees which token (its id) was used.
         if event.token_hash is None:
             return event
-        return replace(event, token_hash=None, token_id=event.token_id if viewer == SUPPORT else None)
+        return replace(
+            event, token_hash=None, token_id=event.token_id if viewer == SUPPORT else None
+        )
     if revealed:
         return event
     if isinstance(event, MatchCreated):

@@ -30,9 +30,13 @@ class Classic:
     scores_point_cards: ClassVar[bool] = True
     default_target: ClassVar[int] = 101
 
+    def __init__(self) -> None:
+        self.sweepers: frozenset[Card] = JACKS | ({KOMI} if self.komi_has_power else set())
+        """R10, R11: the Jack, and the 7♦ where it has power, take the whole floor."""
+
     def sweeps(self, card: Card) -> bool:
         """R10, R11: the Jack, and the 7♦ where it has power, take the whole floor."""
-        return card in JACKS or (card == KOMI and self.komi_has_power)
+        return card in self.sweepers
 
     def sent_back_from_first_floor(self, card: Card) -> bool:
         """R4: the cards that go back to the bottom of the stock when turned for the first floor."""
@@ -98,7 +102,7 @@ class Lebanese(Classic):
         groups: Sequence[Sequence[Card]],
         trail_pair: tuple[Card, Card] | None,
     ) -> int:
-        """R16: (a) a lone card taken by its rank, or (b) a lone card plus a trailed card as one sum."""
+        """R16: (a) a lone card taken by its rank, (b) a lone card and a trailed one as one sum."""
         if not captured or len(captured) != len(floor_before):
             return 0
         if len(floor_before) == 1:
@@ -107,7 +111,13 @@ class Lebanese(Classic):
         if trail_pair is not None and len(floor_before) == 2 and tuple(floor_before) == trail_pair:
             x, y = trail_pair
             value = VALUE[card]
-            if value and VALUE[x] and VALUE[y] and VALUE[x] + VALUE[y] == value and len(groups) == 1:
+            if (
+                value
+                and VALUE[x]
+                and VALUE[y]
+                and VALUE[x] + VALUE[y] == value
+                and len(groups) == 1
+            ):
                 return 10  # (b) X and Y taken as one group adding up to the card's value
         return 0
 
@@ -122,7 +132,7 @@ class Yemeni(Classic):
         return 20 if len(floor_before) == 1 and floor_before[0] in JACKS else 0
 
     def komi_basra(self, floor_before: Sequence[Card]) -> bool:
-        """R17: (i) numbers adding to under 10, (ii) only 10s, queens and kings, (iii) equal groups."""
+        """R17: (i) numbers adding to under 10, (ii) only 10s, queens, kings, (iii) equal groups."""
         values = [VALUE[c] for c in floor_before]
         if all(values) and sum(values) < 10:
             return True  # (i)
@@ -152,10 +162,8 @@ RULESETS: Final[dict[str, Classic]] = {
 
 
 def ruleset(name: str) -> Classic:
-    """The rule set of this name (``classic``, ``egyptian``, ``lebanese``, ``yemeni``, ``jordanian``)."""
+    """The rule set of this name: classic, egyptian, lebanese, yemeni or jordanian."""
     rules = RULESETS.get(name)
     if rules is None:
-        raise UnknownRulesetError(
-            f"unknown rule set {name!r}; choose one of {', '.join(RULESETS)}"
-        )
+        raise UnknownRulesetError(f"unknown rule set {name!r}; choose one of {', '.join(RULESETS)}")
     return rules

@@ -6,7 +6,7 @@ from typing import Final, Literal, TypeAlias
 
 import msgspec
 
-from domain.cards import Card
+from domain.cards import CLASSIC_POINTS, Card
 
 Status: TypeAlias = Literal["new", "waiting", "playing", "ended"]
 """``new`` before the match exists; then waiting for seats, playing, ended."""
@@ -20,7 +20,7 @@ def side_of(seat: int) -> int:
     return seat % 2
 
 
-class MatchSetup(msgspec.Struct, frozen=True):
+class MatchSetup(msgspec.Struct, frozen=True, gc=False):
     """What a match was created with; fixed for its whole life."""
 
     match_id: str
@@ -36,7 +36,7 @@ class MatchSetup(msgspec.Struct, frozen=True):
     origin: str | None
 
 
-class MatchState(msgspec.Struct, frozen=True):
+class MatchState(msgspec.Struct, frozen=True, gc=False):
     """A match at one position of its stream: table, hands, stock, piles and scores."""
 
     setup: MatchSetup | None = None
@@ -50,8 +50,7 @@ class MatchState(msgspec.Struct, frozen=True):
     in_hands: int = 0
     floor: tuple[Card, ...] = ()
     stock: tuple[Card, ...] = ()
-    pile_cards: tuple[int, ...] = (0, 0)
-    pile_points: tuple[int, ...] = (0, 0)
+    piles: tuple[tuple[Card, ...], ...] = ((), ())
     pile_basra: tuple[int, ...] = (0, 0)
     last_capturer: int | None = None
     trail_pair: tuple[Card, Card] | None = None
@@ -61,6 +60,16 @@ class MatchState(msgspec.Struct, frozen=True):
     events: int = 0
     winner: int | None = None
     end_reason: str | None = None
+
+    @property
+    def pile_cards(self) -> tuple[int, ...]:
+        """R19: how many cards each side has taken this round."""
+        return tuple(len(pile) for pile in self.piles)
+
+    @property
+    def pile_points(self) -> tuple[int, ...]:
+        """R18a: the Classic point cards in each side's pile this round."""
+        return tuple(sum(CLASSIC_POINTS[c] for c in pile) for pile in self.piles)
 
     def is_bot(self, seat: int) -> bool:
         """True when a bot plays this seat."""

@@ -12,7 +12,7 @@ from domain.state import MatchState, Status
 
 
 class TableView(msgspec.Struct, frozen=True, kw_only=True):
-    """What everyone at the table sees: floor, counts, scores, carry, turn; no hand, no stock order."""
+    """What everyone at the table sees: floor, counts, scores, turn; no hand, no stock order."""
 
     match_id: str
     ruleset: str

@@ -1,0 +1,101 @@
+"""Benchmark: random self-play through decide and evolve on one core (plays per second).
+
+Run: .venv/bin/python bench/bench_rules.py [--matches N] [--repeats R] [--json]
+Each repeat plays the same N seeded matches per rule set (2 seats, random bots) through
+``decide`` and ``evolve`` only; the figure is plays / wall time, median over the repeats.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from domain.bots import RandomBot
+from domain.commands import CreateMatch, PlayCard
+from domain.decide import decide
+from domain.evolve import evolve
+from domain.fairness import secret_from_text_seed
+from domain.state import INITIAL_STATE
+
+RULESETS = ("classic", "egyptian", "lebanese", "yemeni", "jordanian")
+
+
+def self_play(ruleset: str, seats: int, seed: str) -> int:
+    """Play one random-bot match to the end through decide/evolve; return its number of plays."""
+    command = CreateMatch(
+        match_id="bench",
+        ruleset=ruleset,
+        seats=seats,
+        secret=secret_from_text_seed(seed),
+        bots=tuple(range(seats)),
+        bot_kind="random",
+    )
+    state = INITIAL_STATE
+    for event in decide(state, command):
+        state = evolve(state, event)
+    assert state.setup is not None and state.setup.key is not None
+    bots = [RandomBot(state.setup.key, s) for s in range(seats)]
+    while state.status == "playing":
+        seat = state.turn
+        assert seat is not None
+        card = bots[seat].choose_from(state.hands[seat])
+        for event in decide(state, PlayCard(seat, card)):
+            state = evolve(state, event)
+    return state.plays
+
+
+def run_once(matches: int, seats: int, repeat: int) -> tuple[int, float]:
+    """Play ``matches`` fresh matches of every rule set; return (plays, seconds).
+
+    Every repeat uses new seeds, so no cache sees a match it has already played.
+    """
+    plays = 0
+    start = time.perf_counter()
+    for ruleset in RULESETS:
+        for k in range(matches):
+            plays += self_play(ruleset, seats, f"bench/{seats}/{repeat}/{k}")
+    return plays, time.perf_counter() - start
+
+
+def main() -> None:
+    """Measure and print plays per second (median of repeats) at 2 and 4 seats."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--matches", type=int, default=20, help="matches per rule set per repeat")
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    results = {}
+    for seats in (2, 4):
+        run_once(2, seats, -1)  # warm imports
+        rates = []
+        plays = 0
+        for repeat in range(args.repeats):
+            plays, seconds = run_once(args.matches, seats, repeat)
+            rates.append(plays / seconds)
+        results[f"{seats} seats"] = {
+            "plays_last_repeat": plays,
+            "median_plays_per_s": round(statistics.median(rates)),
+            "min_plays_per_s": round(min(rates)),
+            "max_plays_per_s": round(max(rates)),
+        }
+    if args.json:
+        print(json.dumps(results, indent=2))
+        return
+    print(f"command: {' '.join(sys.argv)}")
+    print("| table | plays (last repeat) | median plays/s | min | max |")
+    print("|---|---|---|---|---|")
+    for name, r in results.items():
+        print(
+            f"| {name} | {r['plays_last_repeat']} | {r['median_plays_per_s']:,} | "
+            f"{r['min_plays_per_s']:,} | {r['max_plays_per_s']:,} |"
+        )
+
+
+if __name__ == "__main__":
+    main()
