@@ -1,0 +1,1 @@
+"""The HTTP API (CONTRACT §3): Litestar over the match service."""

@@ -1,0 +1,86 @@
+"""The Litestar application: controllers, the one error shape, OpenAPI 3.1 at ``/schema``."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+from litestar import Litestar, get
+from litestar.di import Provide
+from litestar.openapi import OpenAPIConfig
+from litestar.openapi.plugins import RedocRenderPlugin, SwaggerRenderPlugin
+
+from app.api.controllers.live import EventsController
+from app.api.controllers.matches import MatchesController
+from app.api.controllers.replay import ReplayController
+from app.api.controllers.seat import SeatController
+from app.api.docs import COMPONENTS
+from app.api.errors import EXCEPTION_HANDLERS
+from app.api.runtime import ApiRuntime, runtime_of
+from app.api.settings import ApiSettings
+from app.service import MatchService
+
+API_VERSION = "1"
+"""The version of the HTTP API (CONTRACT §3)."""
+
+
+@get("/health", tags=["server"], sync_to_thread=False)
+def health() -> dict[str, str]:
+    """Liveness: the process answers."""
+    return {"status": "ok"}
+
+
+def create_app(
+    service: MatchService | None = None,
+    *,
+    db: Path | None = None,
+    database_url: str | None = None,
+    settings: ApiSettings | None = None,
+) -> Litestar:
+    """The API over ``service`` (kept open), or over a store it opens (and closes) itself.
+
+    Without a service it opens ``MatchService.open(db, database_url)`` at startup: the SQLite
+    file ``db`` unless PostgreSQL is configured (app.config).
+    """
+    settings = settings or ApiSettings.from_env()
+
+    @asynccontextmanager
+    async def lifespan(app: Litestar) -> AsyncIterator[None]:
+        owned = service is None
+        svc = MatchService.open(db, database_url) if service is None else service
+        runtime = ApiRuntime(svc, settings)
+        app.state.runtime = runtime
+        await runtime.start()
+        try:
+            yield
+        finally:
+            await runtime.stop()
+            if owned:
+                svc.close()
+
+    return Litestar(
+        route_handlers=[
+            MatchesController,
+            SeatController,
+            EventsController,
+            ReplayController,
+            health,
+        ],
+        dependencies={"runtime": Provide(runtime_of, sync_to_thread=False)},
+        exception_handlers=EXCEPTION_HANDLERS,  # type: ignore[arg-type]
+        lifespan=[lifespan],
+        request_max_body_size=settings.max_body_bytes,
+        openapi_config=OpenAPIConfig(
+            title="Basra match API",
+            version=API_VERSION,
+            description=(
+                "Create matches, take seats, view, preview and play cards, follow live events "
+                "(SSE) and fetch replay files. Every 4xx (and 5xx) body is "
+                '`{"error": {"code", "message"}}`.'
+            ),
+            path="/schema",
+            components=COMPONENTS,
+            render_plugins=[SwaggerRenderPlugin(path="/"), RedocRenderPlugin(path="/redoc")],
+        ),
+    )

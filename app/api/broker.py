@@ -1,0 +1,156 @@
+"""Live events: wake open SSE streams when their match's stream grows, without polling per stream.
+
+Appends made in this process arrive through the service's listener (on a worker thread) and are
+handed to the event loop with ``call_soon_threadsafe`` (DESIGN pitfall 6). Appends made by other
+processes (several workers on PostgreSQL, a CLI import) are found by one follower per process
+that reads the store's global notification log while any stream is open, and wakes the streams
+of the matches it saw. A woken stream reads what it has not sent yet from the store, so nothing
+is lost or repeated whichever way the news came.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
+
+from replays.recorded import RecordedEvent
+
+log = logging.getLogger("basra.api.broker")
+
+NotificationReader = Callable[[int, int], Sequence[tuple[int, str, int]]]
+"""``notifications_after(position, limit)`` -> (position, match id, seq) rows."""
+
+Offload = Callable[..., Awaitable[Any]]
+"""Runs a blocking call on a worker thread: ``await offload(func, *args)``."""
+
+
+class Subscription:
+    """One open stream's mailbox: batches of events pushed for its match, and a wake-up."""
+
+    def __init__(self, broker: EventBroker, match_id: str) -> None:
+        self.match_id = match_id
+        self._broker = broker
+        self._batches: list[list[RecordedEvent]] = []
+        self._wake = asyncio.Event()
+
+    def push(self, events: list[RecordedEvent]) -> None:
+        """New events (or an empty list: "look in the store") for this match."""
+        self._batches.append(events)
+        self._wake.set()
+
+    async def next(self, timeout: float) -> list[list[RecordedEvent]] | None:
+        """The batches pushed since the last call, or None after ``timeout`` seconds of quiet."""
+        if not self._batches:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), timeout)
+        self._wake.clear()
+        if not self._batches:
+            return None
+        batches, self._batches = self._batches, []
+        return batches
+
+    def close(self) -> None:
+        """Stop receiving."""
+        self._broker.unsubscribe(self)
+
+
+class EventBroker:
+    """Fans appended events out to the open streams of their match."""
+
+    def __init__(self, notifications: NotificationReader | None = None, follow_every: float = 0.5):
+        self._subs: dict[str, set[Subscription]] = {}
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._notifications = notifications
+        self._follow_every = follow_every
+        self._follower: asyncio.Task[None] | None = None
+        self._position = 0
+
+    @property
+    def open_streams(self) -> int:
+        """How many streams are listening."""
+        return sum(len(s) for s in self._subs.values())
+
+    async def start(self, offload: Offload) -> None:
+        """Bind to the running loop; follow other processes' appends when a reader is given.
+
+        The follower starts from the log's end as it is now, before any stream can open, so an
+        append made after a stream read its backlog is always seen.
+        """
+        self._loop = asyncio.get_running_loop()
+        if self._notifications is not None:
+            self._position = await self._latest(offload)
+            self._follower = asyncio.create_task(self._follow(offload), name="basra-follower")
+
+    async def stop(self) -> None:
+        """Stop following and wake every stream so it can notice the shutdown."""
+        if self._follower is not None:
+            self._follower.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._follower
+            self._follower = None
+        for subs in list(self._subs.values()):
+            for sub in list(subs):
+                sub.push([])
+
+    def subscribe(self, match_id: str) -> Subscription:
+        """A mailbox for ``match_id``'s new events (call on the event loop)."""
+        sub = Subscription(self, match_id)
+        self._subs.setdefault(match_id, set()).add(sub)
+        return sub
+
+    def unsubscribe(self, sub: Subscription) -> None:
+        """Forget a mailbox."""
+        subs = self._subs.get(sub.match_id)
+        if subs is not None:
+            subs.discard(sub)
+            if not subs:
+                del self._subs[sub.match_id]
+
+    def publish(self, match_id: str, events: list[RecordedEvent]) -> None:
+        """Hand appended events to the match's streams (call on the event loop)."""
+        for sub in list(self._subs.get(match_id, ())):
+            sub.push(events)
+
+    def publish_threadsafe(self, match_id: str, events: list[RecordedEvent]) -> None:
+        """The service's append listener: runs on a worker thread, hops to the loop."""
+        loop = self._loop
+        if loop is None or loop.is_closed() or match_id not in self._subs:
+            return
+        with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
+            loop.call_soon_threadsafe(self.publish, match_id, list(events))
+
+    async def _follow(self, offload: Offload) -> None:
+        """One loop per process over the global notification log (not one per stream)."""
+        reader = self._notifications
+        assert reader is not None
+        while True:
+            try:
+                rows = await offload(reader, self._position, 1000)
+                woken: set[str] = set()
+                for position, match_id, _seq in rows:
+                    self._position = max(self._position, position)
+                    if match_id in self._subs:
+                        woken.add(match_id)
+                for match_id in woken:
+                    self.publish(match_id, [])
+                if len(rows) < 1000:
+                    await asyncio.sleep(self._follow_every)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("following the notification log failed; retrying")
+                await asyncio.sleep(max(self._follow_every, 1.0))
+
+    async def _latest(self, offload: Offload) -> int:
+        """The log's current end."""
+        reader = self._notifications
+        assert reader is not None
+        position = 0
+        while True:
+            rows = await offload(reader, position, 10000)
+            if not rows:
+                return position
+            position = max(p for p, _, _ in rows)

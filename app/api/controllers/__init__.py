@@ -1,0 +1,1 @@
+"""The route handlers, one controller per area."""

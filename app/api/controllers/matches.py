@@ -1,0 +1,60 @@
+"""Creating matches, the public table, and taking seats (anyone)."""
+
+from __future__ import annotations
+
+from litestar import Controller, get, post
+
+from app.api import operations as ops
+from app.api.docs import errors
+from app.api.errors import SeedRefusedError
+from app.api.runtime import ApiRuntime
+from app.api.schemas import (
+    CreateMatchRequest,
+    MatchCreatedResponse,
+    SeatTokenResponse,
+    TakeSeatRequest,
+)
+from domain.views import TableView
+
+
+class MatchesController(Controller):
+    """``POST /matches``, ``GET /matches/{id}``, ``POST /matches/{id}/seats/{seat}``."""
+
+    path = "/matches"
+    tags = ("matches",)
+
+    @post("/", status_code=201, responses=errors(400, 403, 413, 422))
+    async def create(self, runtime: ApiRuntime, data: CreateMatchRequest) -> MatchCreatedResponse:
+        """Create a match. Bot seats play by themselves; a table of bots only plays through."""
+        if data.seed is not None and not runtime.settings.test_mode:
+            raise SeedRefusedError("a text seed is accepted only in test mode (BASRA_TEST_MODE=1)")
+        return await runtime.call(
+            ops.create_match,
+            runtime.service,
+            ruleset=data.ruleset,
+            seats=data.seats,
+            target=data.target,
+            bots=data.bots,
+            bot_kind=data.bot_kind,
+            seed=data.seed,
+            request_id=ops.new_request_id(),
+        )
+
+    @get("/{match_id:str}", responses=errors(404))
+    async def table(self, runtime: ApiRuntime, match_id: str) -> TableView:
+        """The public table: status, open seats by name, floor, counts, scores; no hand (R23)."""
+        return await runtime.call(ops.table, runtime.service, match_id)
+
+    @post(
+        "/{match_id:str}/seats/{seat:int}",
+        status_code=201,
+        responses=errors(400, 404, 409, 413, 422),
+    )
+    async def take_seat(
+        self, runtime: ApiRuntime, match_id: str, seat: int, data: TakeSeatRequest
+    ) -> SeatTokenResponse:
+        """Take a seat; the response holds its bearer token (kept nowhere but as a hash)."""
+        async with runtime.match_lock(match_id):
+            return await runtime.call(
+                ops.take_seat, runtime.service, match_id, seat, data.name, ops.new_request_id()
+            )

@@ -1,0 +1,37 @@
+"""``GET /matches/{id}/replay``: the replay file (CONTRACT §1)."""
+
+from __future__ import annotations
+
+from litestar import Controller, Response, get
+
+from app.api import operations as ops
+from app.api.auth import AnyRequest, authenticate
+from app.api.docs import SEAT_SECURITY, errors
+from app.api.runtime import ApiRuntime
+
+MEDIA_TYPE = "application/jsonl"
+"""JSON Lines."""
+
+
+class ReplayController(Controller):
+    """The replay file: support any time, a seat (its own hands) before the end, anyone after."""
+
+    path = "/matches/{match_id:str}/replay"
+    tags = ("replays",)
+    security = SEAT_SECURITY
+
+    @get("/", media_type=MEDIA_TYPE, responses=errors(401, 403, 404))
+    async def replay(
+        self, request: AnyRequest, runtime: ApiRuntime, match_id: str
+    ) -> Response[bytes]:
+        """JSON Lines: the header, then one line per event (seed and hands open after the end)."""
+        authorization = request.headers.get("authorization")
+        viewer = None
+        if authorization is not None:
+            viewer = (await authenticate(runtime, authorization, match_id)).seat
+        body = await runtime.call(ops.replay_file, runtime.service, match_id, viewer)
+        return Response(
+            body,
+            media_type=MEDIA_TYPE,
+            headers={"Content-Disposition": f'attachment; filename="{match_id}.jsonl"'},
+        )

@@ -1,0 +1,109 @@
+"""A seat's routes: its view, previews, plays and leaving (the seat's token; view also support)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from litestar import Controller, get, post
+from litestar.params import Parameter
+
+from app.api import operations as ops
+from app.api.auth import AnyRequest, authenticate
+from app.api.docs import SEAT_SECURITY, errors
+from app.api.runtime import ApiRuntime
+from app.api.schemas import (
+    LeaveResponse,
+    PlayRequest,
+    PlayResponse,
+    PreviewRequest,
+    PreviewResponse,
+    ViewResponse,
+)
+
+SeatQuery = Annotated[
+    int | None,
+    Parameter(query="seat", description="the seat the client means; 403 if the token is another's"),
+]
+"""``?seat=N``: a client may name its seat; a token of another seat is then refused."""
+
+IdempotencyKey = Annotated[
+    str | None,
+    Parameter(
+        header="Idempotency-Key",
+        max_length=200,
+        description="retrying with the same key returns the first result and appends nothing",
+    ),
+]
+"""The ``Idempotency-Key`` header of a play."""
+
+
+class SeatController(Controller):
+    """Routes of one seat of a match, authenticated by the seat's bearer token."""
+
+    path = "/matches/{match_id:str}"
+    tags = ("seat",)
+    security = SEAT_SECURITY
+
+    @get("/view", responses=errors(401, 403, 404))
+    async def view(
+        self, request: AnyRequest, runtime: ApiRuntime, match_id: str, seat: SeatQuery = None
+    ) -> ViewResponse:
+        """The table as this seat sees it (its own hand only); support sees every hand."""
+        who = await authenticate(runtime, request.headers.get("authorization"), match_id, seat=seat)
+        return await runtime.call(ops.view, runtime.service, match_id, who.seat)
+
+    @post("/preview", status_code=200, responses=errors(400, 401, 403, 404, 409, 413, 422))
+    async def preview(
+        self,
+        request: AnyRequest,
+        runtime: ApiRuntime,
+        match_id: str,
+        data: PreviewRequest,
+        seat: SeatQuery = None,
+    ) -> PreviewResponse:
+        """R24: what a card of the hand would take now, and its Basra points; changes nothing."""
+        who = await authenticate(
+            runtime, request.headers.get("authorization"), match_id, seat=seat, allow_support=False
+        )
+        return await runtime.call(ops.preview, runtime.service, match_id, who.seat, data.card)
+
+    @post("/plays", status_code=200, responses=errors(400, 401, 403, 404, 409, 413, 422))
+    async def play(
+        self,
+        request: AnyRequest,
+        runtime: ApiRuntime,
+        match_id: str,
+        data: PlayRequest,
+        idempotency_key: IdempotencyKey = None,
+        seat: SeatQuery = None,
+    ) -> PlayResponse:
+        """Play a card; the result holds the play and every bot reply or deal that followed it."""
+        who = await authenticate(
+            runtime, request.headers.get("authorization"), match_id, seat=seat, allow_support=False
+        )
+        async with runtime.match_lock(match_id):
+            return await runtime.call(
+                ops.play,
+                runtime.service,
+                runtime.facts,
+                match_id=match_id,
+                seat=who.seat,
+                card_text=data.card,
+                expected_seq=data.seq,
+                caused_by=who.caused_by,
+                idempotency_key=idempotency_key,
+            )
+
+    @post("/leave", status_code=200, responses=errors(401, 403, 404, 409))
+    async def leave(
+        self, request: AnyRequest, runtime: ApiRuntime, match_id: str, seat: SeatQuery = None
+    ) -> LeaveResponse:
+        """Leave the match: the seat's side forfeits (R26)."""
+        who = await authenticate(
+            runtime, request.headers.get("authorization"), match_id, seat=seat, allow_support=False
+        )
+        async with runtime.match_lock(match_id):
+            return await runtime.call(
+                ops.leave, runtime.service, match_id, who.seat, who.caused_by, ops.new_request_id()
+            )
+

@@ -1,0 +1,101 @@
+"""The SSE feed of one viewer: the backlog after ``Last-Event-ID``, then events as appended.
+
+Each message is one replay-file line (``replays.replay_file.event_line``) redacted for the
+viewer, with ``id:`` = ``seq``. The feed reads from the store whatever it has not sent, so a
+client that reconnects with ``Last-Event-ID`` gets everything after it, once, also after a
+restart; the broker only says when to look. The feed ends after ``match_ended``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+from litestar.response import ServerSentEventMessage
+
+from app.api.broker import Subscription
+from app.api.errors import InvalidValueError
+from app.api.runtime import ApiRuntime
+from domain.events import MatchEnded
+from replays.recorded import RecordedEvent
+from replays.replay_file import event_line
+
+RETRY_MS = 2000
+"""How long a client waits before reconnecting (the SSE ``retry:`` field)."""
+
+
+def _contiguous(batches: list[list[RecordedEvent]], last: int) -> list[RecordedEvent] | None:
+    """The pushed events right after ``last``, or None when the store must be read instead."""
+    out: list[RecordedEvent] = []
+    expected = last + 1
+    for batch in batches:
+        if not batch:
+            return None  # "look in the store": news from another process
+        for recorded in batch:
+            if recorded.seq < expected:
+                continue
+            if recorded.seq != expected:
+                return None
+            out.append(recorded)
+            expected += 1
+    return out
+
+
+async def open_feed(
+    runtime: ApiRuntime, match_id: str, viewer: int, after: int
+) -> AsyncIterator[ServerSentEventMessage]:
+    """Subscribe and read the backlog now (so an unknown match is a 404, not a broken stream)."""
+    # Subscribe before reading the backlog: an append in between is then pushed, not lost.
+    subscription = runtime.broker.subscribe(match_id)
+    try:
+        state = await runtime.call(runtime.service.load, match_id)
+        if after > state.events:
+            raise InvalidValueError(
+                f"Last-Event-ID {after} is past the match's last seq {state.events}"
+            )
+        backlog = await runtime.call(runtime.service.events, match_id, after)
+    except BaseException:
+        subscription.close()
+        raise
+    return _feed(runtime, subscription, viewer, after, backlog, state.status == "ended")
+
+
+async def _feed(
+    runtime: ApiRuntime,
+    subscription: Subscription,
+    viewer: int,
+    after: int,
+    backlog: list[RecordedEvent],
+    ended: bool,
+) -> AsyncIterator[ServerSentEventMessage]:
+    """Every event after seq ``after`` that ``viewer`` (a seat or SUPPORT) may see, live."""
+    match_id = subscription.match_id
+    try:
+        last = after
+        pending = backlog
+        yield ServerSentEventMessage(data=None, comment="basra events", retry=RETRY_MS)
+        while True:
+            # R23: hidden fields open only once the match has ended.
+            ended = ended or any(isinstance(r.event, MatchEnded) for r in pending)
+            for recorded in pending:
+                if recorded.seq <= last:
+                    continue
+                if recorded.seq != last + 1:
+                    break  # a gap cannot come from the store; read it again below
+                line = event_line(recorded, viewer, ended)
+                yield ServerSentEventMessage(data=line.decode(), id=recorded.seq)
+                last = recorded.seq
+            else:
+                if ended:
+                    return
+                batches = await subscription.next(runtime.settings.keepalive_seconds)
+                if batches is None:
+                    yield ServerSentEventMessage(data=None, comment="keepalive")
+                    pending = []
+                    continue
+                pushed = _contiguous(batches, last)
+                if pushed is not None:
+                    pending = pushed
+                    continue
+            pending = await runtime.call(runtime.service.events, match_id, last)
+    finally:
+        subscription.close()

@@ -1,0 +1,298 @@
+"""What each route does, as blocking functions run on a worker thread (DESIGN pitfall 6).
+
+Handlers authenticate and hand over here; everything that reaches a seat is built from
+``seat_view``, ``preview_play`` and ``event_line`` with that seat as the viewer (R23).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from collections.abc import Sequence
+
+import msgspec
+
+from app.api.errors import IdempotencyKeyReusedError, MissingTokenError
+from app.api.facts import IDEMPOTENT_PREFIX, FactsCache, RequestRecord, request_scope
+from app.api.schemas import (
+    LeaveResponse,
+    MatchCreatedResponse,
+    PlayResponse,
+    PreviewResponse,
+    SeatTokenResponse,
+)
+from app.api.tokens import issue_token
+from app.errors import ConflictError
+from app.service import MatchService
+from domain.cards import parse_card
+from domain.errors import BasraError, CardNotInHandError, MatchEndedError, NotYourTurnError
+from domain.events import CardPlayed, MatchEnded
+from domain.evolve import fold
+from domain.fairness import secret_from_text_seed
+from domain.redaction import EVERYONE, SUPPORT
+from domain.state import MatchState
+from domain.views import SeatView, SupportView, TableView, preview_play, seat_view, support_view
+from domain.views import table_view as public_view
+from replays.recorded import RecordedEvent
+from replays.replay_file import event_line, write_replay
+
+CONFLICT_RETRIES = 3
+"""How often a play without ``seq`` is decided again after losing a race to another process."""
+
+
+def new_request_id() -> str:
+    """A fresh request id for a request without an ``Idempotency-Key``."""
+    return f"req-{secrets.token_hex(8)}"
+
+
+def idempotent_request_id(match_id: str, seat: int, key: str, card: str, seq: int | None) -> str:
+    """The request id of a play sent with an ``Idempotency-Key``: the key (per seat) and body.
+
+    ``idem-KEY-BODY``: the same key with the same body finds the first result; the same key
+    with another body is refused.
+    """
+    scope = hashlib.sha256(f"{match_id}\n{seat}\n{key}".encode()).hexdigest()[:24]
+    body = hashlib.sha256(f"{card}\n{seq}".encode()).hexdigest()[:8]
+    return f"{IDEMPOTENT_PREFIX}{scope}-{body}"
+
+
+def event_lines(recorded: Sequence[RecordedEvent], viewer: int) -> list[msgspec.Raw]:
+    """Replay-file lines of ``recorded`` for ``viewer``; open only if they reach the end (R23)."""
+    revealed = any(isinstance(r.event, MatchEnded) for r in recorded)
+    return [msgspec.Raw(event_line(r, viewer, revealed)) for r in recorded]
+
+
+def open_seats(state: MatchState) -> tuple[int, ...]:
+    """Seats nobody has taken yet."""
+    return tuple(seat for seat, name in enumerate(state.names) if name is None)
+
+
+def create_match(
+    service: MatchService,
+    *,
+    ruleset: str,
+    seats: int,
+    target: int | None,
+    bots: Sequence[int],
+    bot_kind: str,
+    seed: str | None,
+    request_id: str,
+) -> MatchCreatedResponse:
+    """A new match; a table of bots only is played through at once by the service."""
+    secret = secret_from_text_seed(seed) if seed is not None else None
+    match_id, _ = service.create_match(
+        ruleset=ruleset.strip().lower(),
+        seats=seats,
+        target=target,
+        bots=bots,
+        bot_kind=bot_kind,
+        secret=secret,
+        caused_by="server",
+        request_id=request_id,
+    )
+    state = service.load(match_id)
+    setup = state.setup
+    assert setup is not None
+    return MatchCreatedResponse(
+        match_id=match_id,
+        ruleset=setup.ruleset,
+        seats=setup.seats,
+        target=setup.target,
+        bots=setup.bots,
+        bot_kind=setup.bot_kind,
+        status=state.status,
+        open_seats=open_seats(state),
+        commitment=setup.commitment,
+        seq=state.events,
+    )
+
+
+def take_seat(
+    service: MatchService, match_id: str, seat: int, name: str, request_id: str
+) -> SeatTokenResponse:
+    """Seat a person and give them the seat's bearer token; only its hash is stored."""
+    issued = issue_token(match_id, seat)
+    recorded = service.take_seat(
+        match_id,
+        seat,
+        name,
+        token_id=issued.token_id,
+        token_hash=issued.token_hash,
+        caused_by=f"seat:{seat}/token:{issued.token_id}",
+        request_id=request_id,
+    )
+    state = service.load(match_id)
+    return SeatTokenResponse(
+        match_id=match_id,
+        seat=seat,
+        name=state.names[seat] or name,
+        token=issued.token,
+        token_id=issued.token_id,
+        status=state.status if state.events == recorded[-1].seq else _status_at(recorded),
+        seq=recorded[-1].seq,
+    )
+
+
+def _status_at(recorded: Sequence[RecordedEvent]) -> str:
+    if any(isinstance(r.event, MatchEnded) for r in recorded):
+        return "ended"
+    return "playing" if len(recorded) > 1 else "waiting"
+
+
+def table(service: MatchService, match_id: str) -> TableView:
+    """The public table: no hand at all (R23)."""
+    return public_view(service.load(match_id))
+
+
+def view(service: MatchService, match_id: str, seat: int) -> SeatView | SupportView:
+    """The table as ``seat`` sees it, or support's view for SUPPORT."""
+    state = service.load(match_id)
+    if seat == SUPPORT:
+        return support_view(state)
+    return seat_view(state, seat)
+
+
+def preview(service: MatchService, match_id: str, seat: int, card_text: str) -> PreviewResponse:
+    """R24: what the card would take; nothing is appended."""
+    card = parse_card(card_text)
+    state = service.load(match_id)
+    outcome = preview_play(state, seat, card)
+    return PreviewResponse(
+        match_id=match_id,
+        seat=seat,
+        seq=state.events,
+        card=outcome.card,
+        captured=outcome.captured,
+        groups=outcome.groups,
+        basra=outcome.basra,
+        sweep=outcome.sweep,
+    )
+
+
+def play(
+    service: MatchService,
+    facts: FactsCache,
+    *,
+    match_id: str,
+    seat: int,
+    card_text: str,
+    expected_seq: int | None,
+    caused_by: str,
+    idempotency_key: str | None,
+) -> PlayResponse:
+    """Play a card (then the bots' replies); a retried idempotent play returns the first result."""
+    card = parse_card(card_text)
+    if idempotency_key is None:
+        request_id = new_request_id()
+    else:
+        request_id = idempotent_request_id(match_id, seat, idempotency_key, card, expected_seq)
+        first = _earlier(service, facts, match_id, request_id, service.load(match_id).events)
+        if first is not None:
+            return _replayed(service, match_id, seat, first)
+    for attempt in range(CONFLICT_RETRIES):
+        try:
+            recorded = service.play_card(
+                match_id,
+                seat,
+                card,
+                expected_seq=expected_seq,
+                caused_by=caused_by,
+                request_id=request_id,
+            )
+            break
+        except (ConflictError, NotYourTurnError, CardNotInHandError, MatchEndedError):
+            if idempotency_key is not None:
+                # Another process may have applied this very request meanwhile.
+                first = _earlier(service, facts, match_id, request_id, None)
+                if first is not None:
+                    return _replayed(service, match_id, seat, first)
+            if expected_seq is not None or attempt == CONFLICT_RETRIES - 1:
+                raise
+            # A stale writer lost without a ``seq`` from the client: decide again on the new state
+            # (which refuses it precisely if the play no longer makes sense).
+    return _result(service, match_id, seat, recorded)
+
+
+def _earlier(
+    service: MatchService,
+    facts: FactsCache,
+    match_id: str,
+    request_id: str,
+    known_seq: int | None,
+) -> RequestRecord | None:
+    """The record of an earlier play with the same key, or None; 422 if its body differed."""
+    if known_seq is None:
+        known_seq = service.load(match_id).events
+    match_facts = facts.get(match_id, known_seq=known_seq)
+    scope = request_scope(request_id)
+    record = match_facts.requests.get(scope)
+    if record is None:
+        return None
+    if record.request_id != request_id:
+        raise IdempotencyKeyReusedError(
+            "this Idempotency-Key was already used with a different body"
+        )
+    return record
+
+
+def _replayed(
+    service: MatchService, match_id: str, seat: int, record: RequestRecord
+) -> PlayResponse:
+    """The first result of an idempotent play, rebuilt from the events it appended."""
+    recorded = service.events(match_id, record.first_seq - 1)
+    recorded = [r for r in recorded if r.seq <= record.last_seq]
+    return _result(service, match_id, seat, recorded)
+
+
+def _result(
+    service: MatchService, match_id: str, seat: int, recorded: list[RecordedEvent]
+) -> PlayResponse:
+    played = recorded[0].event
+    if not isinstance(played, CardPlayed):
+        raise BasraError("the first event of a play is not card_played")
+    last = recorded[-1].seq
+    return PlayResponse(
+        match_id=match_id,
+        seat=seat,
+        card=played.card,
+        captured=played.captured,
+        basra=played.basra,
+        seq=last,
+        events=event_lines(recorded, seat),
+        view=_seat_view_at(service, match_id, seat, last),
+    )
+
+
+def _seat_view_at(service: MatchService, match_id: str, seat: int, seq: int) -> SeatView:
+    """The seat's view right after ``seq`` (folded again only when the match has moved on)."""
+    state = service.load(match_id)
+    if state.events != seq:
+        state = fold(r.event for r in service.events(match_id) if r.seq <= seq)
+    return seat_view(state, seat)
+
+
+def leave(
+    service: MatchService, match_id: str, seat: int, caused_by: str, request_id: str
+) -> LeaveResponse:
+    """The seat leaves, forfeiting for its side (R26); the events as the seat sees them."""
+    recorded = service.leave(match_id, seat, caused_by=caused_by, request_id=request_id)
+    return LeaveResponse(
+        match_id=match_id, seat=seat, seq=recorded[-1].seq, events=event_lines(recorded, seat)
+    )
+
+
+def replay_file(service: MatchService, match_id: str, viewer: int | None) -> bytes:
+    """The replay file: support's at any time, a seat's own before the end, anyone's after it.
+
+    ``viewer`` is SUPPORT, a seat, or None for an anonymous caller.
+    """
+    recorded = service.events(match_id)
+    ended = any(isinstance(r.event, MatchEnded) for r in recorded)
+    if viewer is None and not ended:
+        raise MissingTokenError(
+            "until the match ends its replay needs support's token or a seat's token"
+        )
+    names = service.load(match_id).names
+    if viewer is None:
+        viewer = EVERYONE
+    return write_replay(recorded, names, viewer)

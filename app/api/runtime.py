@@ -1,0 +1,68 @@
+"""Everything a request handler works with: the service, the facts cache, the broker, threads."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import weakref
+from collections.abc import Callable
+from typing import Any, ParamSpec, TypeVar
+
+import anyio
+from litestar.datastructures import State
+
+from app.api.broker import EventBroker
+from app.api.facts import FactsCache
+from app.api.settings import ApiSettings
+from app.service import MatchService
+
+P = ParamSpec("P")
+T = TypeVar("T")
+
+
+class ApiRuntime:
+    """The service and its companions, shared by every request of one API process."""
+
+    def __init__(self, service: MatchService, settings: ApiSettings) -> None:
+        self.service = service
+        self.settings = settings
+        self.facts = FactsCache(service)
+        notifications = getattr(service, "notifications_after", None)
+        self.broker = EventBroker(notifications, settings.follow_every_seconds)
+        # DESIGN pitfall 6: the store is synchronous; a bounded pool of worker threads calls it.
+        self.limiter = anyio.CapacityLimiter(settings.store_threads)
+        self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
+        service.add_listener(self._on_append)
+
+    def _on_append(self, match_id: str, events: list[Any]) -> None:
+        self.facts.on_append(match_id, events)
+        self.broker.publish_threadsafe(match_id, events)
+
+    async def call(self, func: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
+        """Run a blocking call (the store, a fold) on a worker thread."""
+        return await anyio.to_thread.run_sync(
+            functools.partial(func, *args, **kwargs), limiter=self.limiter
+        )
+
+    def match_lock(self, match_id: str) -> asyncio.Lock:
+        """One lock per match in this process: its commands run one at a time here."""
+        lock = self._locks.get(match_id)
+        if lock is None:
+            lock = asyncio.Lock()
+            self._locks[match_id] = lock
+        return lock
+
+    async def start(self) -> None:
+        """On startup: bind the broker to the loop."""
+        await self.broker.start(self.call)
+
+    async def stop(self) -> None:
+        """On shutdown: stop following, close the store."""
+        await self.broker.stop()
+
+
+def runtime_of(state: State) -> ApiRuntime:
+    """The runtime stored on the app's state (a Litestar dependency)."""
+    runtime = state.runtime
+    assert isinstance(runtime, ApiRuntime)
+    return runtime

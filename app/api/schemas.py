@@ -1,0 +1,135 @@
+"""Request and response bodies of the HTTP API (CONTRACT §3), separate from domain events.
+
+Requests refuse unknown fields; cards travel in their text form (R1) and are parsed by the
+domain, so a card that is not a card is ``unknown_card``.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+import msgspec
+
+from domain.views import SeatView, SupportView
+
+Name = Annotated[str, msgspec.Meta(min_length=1, max_length=64, description="1 to 64 characters")]
+"""A seat's display name."""
+
+CardText = Annotated[
+    str, msgspec.Meta(min_length=1, max_length=8, description="a card, rank then suit: 7D, 10H")
+]
+"""A card as a client writes it (R1: case-insensitive)."""
+
+SeatNumber = Annotated[int, msgspec.Meta(ge=0, le=3, description="a seat number, 0-based")]
+"""A seat of a table of at most four (R2)."""
+
+
+class CreateMatchRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """``POST /matches``: rule set, seats, optional target, bot seats and (test mode) a seed."""
+
+    ruleset: Annotated[
+        str, msgspec.Meta(max_length=32, description="classic egyptian lebanese yemeni jordanian")
+    ]
+    seats: Annotated[int, msgspec.Meta(description="2, or 4 in two partnerships (R2)")]
+    target: (
+        Annotated[int, msgspec.Meta(description="points to win, 1..1000 (R22)")]
+        | None
+    ) = None
+    bots: Annotated[
+        tuple[SeatNumber, ...], msgspec.Meta(max_length=4, description="seats played by bots")
+    ] = ()
+    bot_kind: Literal["easy", "random"] = "easy"
+    seed: (
+        Annotated[
+            str, msgspec.Meta(max_length=256, description="text seed (FAIRNESS.md); test mode only")
+        ]
+        | None
+    ) = None
+
+
+class MatchCreatedResponse(msgspec.Struct, frozen=True, kw_only=True):
+    """A new match: its id, its table, which seats are still open, and the last ``seq``."""
+
+    match_id: str
+    ruleset: str
+    seats: int
+    target: int
+    bots: tuple[int, ...]
+    bot_kind: str
+    status: str
+    open_seats: tuple[int, ...]
+    commitment: str | None
+    seq: int
+
+
+class TakeSeatRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """``POST /matches/{id}/seats/{seat}``: the name to sit under."""
+
+    name: Name
+
+
+class SeatTokenResponse(msgspec.Struct, frozen=True, kw_only=True):
+    """A taken seat: the bearer token for every seat route (shown once, never stored)."""
+
+    match_id: str
+    seat: int
+    name: str
+    token: str
+    token_id: str
+    status: str
+    seq: int
+
+
+class PreviewRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """``POST /matches/{id}/preview``: the card to look at."""
+
+    card: CardText
+
+
+class PreviewResponse(msgspec.Struct, frozen=True, kw_only=True):
+    """R24: what the card would take now, by group, and its Basra points; nothing changed."""
+
+    match_id: str
+    seat: int
+    seq: int
+    card: str
+    captured: tuple[str, ...]
+    groups: tuple[tuple[str, ...], ...]
+    basra: int
+    sweep: bool
+
+
+class PlayRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """``POST /matches/{id}/plays``: the card, and optionally the last ``seq`` the client saw."""
+
+    card: CardText
+    seq: (
+        Annotated[int, msgspec.Meta(ge=0, description="409 unless this is the match's last seq")]
+        | None
+    ) = None
+
+
+class PlayResponse(msgspec.Struct, frozen=True, kw_only=True):
+    """The play and everything that followed it (bot replies, deals), as this seat sees them."""
+
+    match_id: str
+    seat: int
+    card: str
+    captured: tuple[str, ...]
+    basra: int
+    seq: int
+    events: list[msgspec.Raw]
+    view: SeatView
+
+
+class LeaveResponse(msgspec.Struct, frozen=True, kw_only=True):
+    """The match as it ended after the seat left."""
+
+    match_id: str
+    seat: int
+    seq: int
+    events: list[msgspec.Raw]
+
+
+ViewResponse = SeatView | SupportView
+"""``GET /matches/{id}/view``: a seat's view, or support's view of every hand."""

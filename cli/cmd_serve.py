@@ -1,0 +1,47 @@
+"""``basra serve``: the HTTP API (CONTRACT §3) under uvicorn, on the embedded SQLite store."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from cli.common import DbOption, app, echo_err, handles_errors, resolve_db
+
+
+@app.command()
+@handles_errors
+def serve(
+    host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(min=0, max=65535, help="Port to listen on.")] = 8000,
+    db: DbOption = None,
+    database_url: Annotated[
+        str | None,
+        typer.Option(
+            "--database-url",
+            help="PostgreSQL URL (default: $BASRA_DATABASE_URL); overrides --db.",
+            show_default=False,
+        ),
+    ] = None,
+    workers: Annotated[
+        int, typer.Option(min=1, max=64, help="Worker processes (more than one needs PostgreSQL).")
+    ] = 1,
+    access_log: Annotated[bool, typer.Option(help="Log every request on stderr.")] = False,
+) -> None:
+    """Serve the HTTP API until interrupted (OpenAPI and a browsable page at /schema)."""
+    from app.api.server import ServeOptions, describe, serve_until_stopped
+    from app.config import StoreConfig
+
+    options = ServeOptions(
+        host=host,
+        port=port,
+        db=resolve_db(db),
+        database_url=database_url,
+        workers=workers,
+        access_log=access_log,
+    )
+
+    def announce(config: StoreConfig) -> None:
+        echo_err(f"basra API on http://{host}:{port}, {workers} worker(s), {describe(config)}")
+
+    serve_until_stopped(options, announce)
