@@ -1,0 +1,233 @@
+"""``basra replay``, ``basra import`` and ``basra verify``: step through, load and audit matches."""
+
+from __future__ import annotations
+
+import secrets
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated
+
+import msgspec
+import typer
+
+from app.errors import CorruptEventError
+from app.service import MatchService
+from cli.common import DbOption, JsonOption, app, dump_json, echo_err, handles_errors, resolve_db
+from domain.events import MatchCreated
+from domain.redaction import SUPPORT
+from replays.audit import AuditReport, Divergence, audit
+from replays.cursor import MatchCursor, Viewer
+from replays.dispute import dispute_log, render_log
+from replays.importing import imported_stream
+from replays.render import render_frame, report
+from replays.replay_reader import load_replay
+from replays.session import Session
+
+CLEAR_SCREEN = "\x1b[H\x1b[2J"
+"""Home the cursor and clear the terminal before each frame."""
+
+
+@contextmanager
+def _service(db: Path | None) -> Iterator[MatchService]:
+    service = MatchService.open(resolve_db(db))
+    try:
+        yield service
+    finally:
+        service.close()
+
+
+def _viewer(as_seat: int | None, support: bool) -> Viewer:
+    if as_seat is not None and support:
+        raise ValueError("give --as SEAT or --support, not both")
+    return SUPPORT if as_seat is None else as_seat
+
+
+def _read_key() -> str:
+    """One key: from the terminal in raw mode, or one character of piped input ("" at its end)."""
+    if sys.stdin.isatty():
+        try:
+            return typer.getchar()
+        except (EOFError, KeyboardInterrupt):
+            return ""
+    return sys.stdin.read(1)
+
+
+def _interactive(session: Session) -> None:
+    tty = sys.stdin.isatty() and sys.stdout.isatty()
+    while True:
+        frame = session.frame()
+        if tty:
+            sys.stdout.write(CLEAR_SCREEN + frame)
+        else:
+            sys.stdout.write(frame + "\n")
+        sys.stdout.flush()
+        while True:
+            if not session.press(_read_key()):
+                return
+            if not session.pending_escape():
+                break
+
+
+@app.command()
+@handles_errors
+def replay(
+    match_id: Annotated[str, typer.Argument(help="The match to step through.")],
+    step: Annotated[
+        int | None,
+        typer.Option(
+            "--step", help="Print the position after event seq N and exit (no keys).", min=1
+        ),
+    ] = None,
+    as_seat: Annotated[
+        int | None,
+        typer.Option("--as", help="View as this seat: its own hand only, others hidden (R23)."),
+    ] = None,
+    support: Annotated[
+        bool, typer.Option("--support", help="View as support: every hand (the default).")
+    ] = False,
+    log: Annotated[
+        bool,
+        typer.Option(
+            "--log", help="Print every event with its time and cause (who played what, when)."
+        ),
+    ] = False,
+    db: DbOption = None,
+    json: JsonOption = False,
+) -> None:
+    """Step through a recorded match with single keys (on a terminal; ? lists them).
+
+    With --step N the position after event seq N is printed and the command exits. Without a
+    terminal, keys are read from standard input (e.g. `printf 'nn>q' | basra replay ID`).
+    """
+    viewer = _viewer(as_seat, support)
+    with _service(db) as service:
+        events = service.events(match_id)
+    cursor = MatchCursor(events)
+    cursor.check_viewer(viewer)
+    if log:
+        entries = dispute_log(cursor, viewer)
+        if json:
+            dump_json(entries)
+        else:
+            sys.stdout.write(render_log(entries))
+        return
+    if step is not None or json:
+        position = cursor.position(step if step is not None else cursor.last_seq, viewer)
+        if json:
+            dump_json(report(position))
+        else:
+            sys.stdout.write(render_frame(position))
+        return
+    _interactive(Session(cursor, viewer))
+
+
+@app.command("import")
+@handles_errors
+def import_(
+    file: Annotated[Path, typer.Argument(help="A replay file (basra-replay version 1).")],
+    match_id: Annotated[
+        str | None,
+        typer.Option("--id", help="Store the match under this id (default: a fresh one)."),
+    ] = None,
+    db: DbOption = None,
+) -> None:
+    """Check a replay file line by line and rule by rule, then store it as a new match.
+
+    Prints the new match id. A malformed file, or one that breaks the rules, is refused with
+    its line number and the reason, and nothing is stored.
+    """
+    data = file.read_bytes()
+    replay_file = load_replay(data)
+    new_id = match_id or f"imp-{secrets.token_hex(8)}"
+    stream = imported_stream(replay_file, new_id)
+    with _service(db) as service:
+        service.append_imported(new_id, stream)
+    typer.echo(new_id)
+    created = stream[0].event
+    assert isinstance(created, MatchCreated)
+    first_id = created.origin or created.match_id
+    echo_err(f"imported {len(stream)} events from {file} (first created as {first_id})")
+
+
+class VerifyResult(msgspec.Struct, frozen=True, kw_only=True):
+    """One match's verification, as ``--json`` prints it."""
+
+    match_id: str
+    ok: bool
+    events: int
+    seeded: bool
+    divergence: Divergence | None
+
+
+def _verify_one(service: MatchService, match_id: str) -> VerifyResult:
+    try:
+        events = service.events(match_id)
+    except CorruptEventError as error:
+        divergence = Divergence(seq=error.seq, kind="corrupt", explanation=error.message)
+        return VerifyResult(
+            match_id=match_id, ok=False, events=0, seeded=False, divergence=divergence
+        )
+    result: AuditReport = audit(events)
+    return VerifyResult(
+        match_id=match_id,
+        ok=result.ok,
+        events=result.events,
+        seeded=result.seeded,
+        divergence=result.divergence,
+    )
+
+
+def _line(result: VerifyResult) -> str:
+    if result.divergence is None:
+        seeded = "deals checked against the seed" if result.seeded else "deals as recorded"
+        return f"{result.match_id}\tok\t{result.events} events, {seeded}"
+    d = result.divergence
+    return f"{result.match_id}\tseq {d.seq}\t{d.kind}: {d.explanation}"
+
+
+@app.command()
+@handles_errors
+def verify(
+    match_id: Annotated[
+        str | None, typer.Argument(help="The match to re-adjudicate (or --all).")
+    ] = None,
+    all_matches: Annotated[
+        bool, typer.Option("--all", help="Verify every stored match, with a progress bar.")
+    ] = False,
+    db: DbOption = None,
+    json: JsonOption = False,
+) -> None:
+    """Re-adjudicate stored matches: every deal from the seed, every play, every score.
+
+    Prints one line per match: `ID ok` or `ID seq N` and why that event does not follow from
+    the rules. Exits 0 only when every match is clean.
+    """
+    if (match_id is None) == (not all_matches):
+        raise ValueError("give a MATCH_ID or --all (not both)")
+    started = time.perf_counter()
+    results: list[VerifyResult] = []
+    with _service(db) as service:
+        ids = service.match_ids() if all_matches else [match_id or ""]
+        with typer.progressbar(
+            ids, label="verifying", file=sys.stderr, hidden=not all_matches
+        ) as progress:
+            for one in progress:
+                result = _verify_one(service, one)
+                results.append(result)
+                if not json:
+                    typer.echo(_line(result))
+    if json:
+        dump_json(results)
+    bad = sum(1 for r in results if not r.ok)
+    if all_matches:
+        elapsed = time.perf_counter() - started
+        rate = len(results) / elapsed if elapsed > 0 else 0.0
+        echo_err(
+            f"verified {len(results)} match(es) in {elapsed:.2f} s ({rate:.1f}/s):"
+            f" {len(results) - bad} clean, {bad} diverging"
+        )
+    if bad:
+        raise typer.Exit(1)

@@ -1,0 +1,124 @@
+"""Terminal frames of a position: floor in order, visible hands, counts, piles, scores, turn."""
+
+from __future__ import annotations
+
+import msgspec
+
+from domain.events import Event
+from domain.state import side_of
+from domain.views import TableView
+from replays.cursor import Position, Viewer, hands_of, viewer_name
+from replays.words import cards_text, describe, describe_cause
+
+
+class PositionReport(msgspec.Struct, frozen=True, kw_only=True):
+    """A position for scripts (``--json``): the viewer's view, the event and the action in words."""
+
+    seq: int
+    last_seq: int
+    viewer: Viewer
+    view: TableView
+    event: Event
+    action: str
+    at: str
+    caused_by: str | None
+    request_id: str | None
+
+
+def report(position: Position) -> PositionReport:
+    """The machine-readable form of a position (still redacted for its viewer)."""
+    return PositionReport(
+        seq=position.seq,
+        last_seq=position.last_seq,
+        viewer=position.viewer,
+        view=position.view,
+        event=position.event,
+        action=describe(position.event, position.viewer),
+        at=position.at,
+        caused_by=position.caused_by,
+        request_id=position.request_id,
+    )
+
+
+def _status_line(view: TableView) -> str:
+    parts = [f"round {view.round}" if view.round else "before the first deal"]
+    if view.deal:
+        parts.append(f"deal {view.deal}")
+    if view.dealer is not None:
+        parts.append(f"dealer seat {view.dealer}")
+    if view.status == "waiting":
+        parts.append("waiting for seats")
+    elif view.status == "ended":
+        parts.append("ended")
+    return " · ".join(parts)
+
+
+def _recorded_line(position: Position) -> str:
+    line = f"recorded {position.at}"
+    if position.caused_by is not None:
+        line += f" by {describe_cause(position.caused_by)}"
+    if position.request_id is not None:
+        line += f" (request {position.request_id})"
+    return line
+
+
+def _seat_rows(view: TableView) -> list[str]:
+    hands = hands_of(view)
+    rows = ["   seat  player          cards  hand"]
+    for seat in range(view.seats):
+        marker = ">" if view.turn == seat else " "
+        given = view.names[seat] if seat < len(view.names) else None
+        name = given if given else "(empty)"
+        hand = hands[seat]
+        shown = "hidden" if hand is None else (cards_text(hand) if hand else "-")
+        rows.append(
+            f" {marker} {seat:<5} {name[:15]:<15} {view.hand_counts[seat]:>5}  {shown}"
+        )
+    return rows
+
+
+def _side_rows(view: TableView) -> list[str]:
+    rows = ["   side  seats  pile  Basra  score"]
+    for side in (0, 1):
+        seats = ", ".join(str(s) for s in range(view.seats) if side_of(s) == side)
+        rows.append(
+            f"   {side:<5} {seats:<6} {view.piles[side]:>4} {view.round_basra[side]:>6}"
+            f" {view.scores[side]:>6}"
+        )
+    return rows
+
+
+def _end_line(view: TableView) -> str | None:
+    if view.status != "ended":
+        return None
+    totals = "–".join(str(t) for t in view.scores)
+    if view.winner is None:
+        return f"match ended ({view.end_reason}): no winner, {totals}"
+    return f"match ended ({view.end_reason}): side {view.winner} wins, {totals}"
+
+
+def render_frame(position: Position) -> str:
+    """One frame of the replay as text: what the position's viewer may see, nothing more (R23)."""
+    view = position.view
+    lines = [
+        f"match {view.match_id} · {view.ruleset} · {view.seats} seats · target {view.target}"
+        f" · viewer: {viewer_name(position.viewer)}",
+        f"seq {position.seq} of {position.last_seq} · {_status_line(view)}",
+        _recorded_line(position),
+        "",
+        "  " + describe(position.event, position.viewer),
+        "",
+        # R12: the floor is shown in the order its cards arrived, for every viewer.
+        f"floor ({len(view.floor)})  {cards_text(view.floor) if view.floor else '-'}",
+        f"stock      {view.stock} cards",
+        "",
+        *_seat_rows(view),
+        "",
+        *_side_rows(view),
+    ]
+    turn = f"seat {view.turn}" if view.turn is not None else "nobody"
+    lines.append(f"carry {view.carry} · turn: {turn}")
+    end = _end_line(view)
+    if end is not None:
+        lines.append(end)
+    return "\n".join(lines) + "\n"

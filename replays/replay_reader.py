@@ -1,0 +1,261 @@
+"""Reading a replay file (``basra-replay`` version 1): every line checked, then every rule.
+
+``parse_replay`` checks the shape (JSON, fields, types, cards, gapless ``seq``) and names the
+line of the first fault; ``load_replay`` also re-adjudicates the stream (``replays.audit``) and
+names the line of the first event that breaks the rules. Nothing is stored here.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from datetime import datetime
+from typing import Any, Final
+
+import msgspec
+
+from domain.cards import INDEX, Card
+from domain.events import (
+    EVENT_DECODER,
+    EVENT_TYPES,
+    CardPlayed,
+    CardsDealt,
+    Event,
+    FloorDealt,
+    MatchCreated,
+    MatchEnded,
+    RoundScored,
+)
+from domain.evolve import fold
+from domain.rulesets import RULESETS
+from replays.audit import audit_events
+from replays.errors import ReplayFileError
+from replays.recorded import RecordedEvent
+from replays.replay_file import FORMAT, VERSION, ReplayHeader
+
+KNOWN_TYPES: Final = frozenset(
+    str(cls.__struct_config__.tag) for cls in EVENT_TYPES
+)
+"""The event types this reader knows; a file with any other cannot be judged, so it is refused."""
+
+_AT: Final = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.(\d{1,6}))?Z")
+_HEX64: Final = re.compile(r"[0-9a-f]{64}")
+
+# The header fields a match_created line may leave out: they are taken from the header.
+_FROM_HEADER: Final = (
+    "match_id", "ruleset", "seats", "target", "client_seeds", "commitment", "bots", "origin"
+)
+
+
+class ReplayFile(msgspec.Struct, frozen=True, kw_only=True):
+    """A replay file read into its header and its recorded events, in stream order."""
+
+    header: ReplayHeader
+    events: tuple[RecordedEvent, ...]
+
+
+class _LineHead(msgspec.Struct, frozen=True):
+    """The parts of an event line that are not the event itself."""
+
+    seq: int
+    at: str
+    type: str
+    caused_by: str | None = None
+    request_id: str | None = None
+
+
+_HEAD_DECODER: Final = msgspec.json.Decoder(_LineHead)
+_RAW_DECODER: Final = msgspec.json.Decoder(dict[str, Any])
+
+
+def _split(data: bytes) -> list[bytes]:
+    lines = data.split(b"\n")
+    if lines and lines[-1] == b"":
+        lines.pop()  # the newline that ends the last line
+    return [line[:-1] if line.endswith(b"\r") else line for line in lines]
+
+
+def _reason(error: Exception) -> str:
+    text = str(error)
+    if isinstance(error, msgspec.DecodeError):
+        return f"not valid JSON ({text})"
+    return text[:1].lower() + text[1:]
+
+
+def parse_header(line: bytes) -> tuple[ReplayHeader, dict[str, Any]]:
+    """The header (line 1) and its raw fields; raise ReplayFileError naming line 1."""
+    try:
+        raw = _RAW_DECODER.decode(line)
+    except (msgspec.DecodeError, msgspec.ValidationError) as error:
+        raise ReplayFileError(1, f"the header is {_reason(error)}") from None
+    if raw.get("format") != FORMAT:
+        raise ReplayFileError(1, f'not a replay file: the header\'s "format" is not "{FORMAT}"')
+    version = raw.get("version")
+    if version != VERSION:
+        raise ReplayFileError(
+            1, f"version {version!r} is not supported; this reader reads version {VERSION}"
+        )
+    try:
+        header = msgspec.convert(raw, ReplayHeader)
+    except msgspec.ValidationError as error:
+        raise ReplayFileError(1, f"the header is invalid: {_reason(error)}") from None
+    if header.ruleset not in RULESETS:
+        raise ReplayFileError(
+            1, f"unknown rule set {header.ruleset!r}; one of {', '.join(RULESETS)}"
+        )
+    if header.seats not in (2, 4):
+        raise ReplayFileError(1, f"a table has 2 or 4 seats, not {header.seats} (R2)")
+    if header.seed is not None and not _HEX64.fullmatch(header.seed):
+        raise ReplayFileError(1, "the seed is the 32-byte match secret in lowercase hex")
+    for name, values in (("client_seeds", header.client_seeds), ("players", header.players)):
+        if len(values) != header.seats:
+            raise ReplayFileError(
+                1, f"{name} has {len(values)} entries for {header.seats} seats"
+            )
+    return header, raw
+
+
+def _at(number: int, text: str) -> str:
+    """``at`` in the contract's form, ``YYYY-MM-DDTHH:MM:SS.ffffffZ`` (shorter fractions padded)."""
+    found = _AT.fullmatch(text)
+    if found is None:
+        raise ReplayFileError(
+            number, f'"at" {text!r} is not a UTC time like 2026-11-29T21:44:08.123456Z'
+        )
+    fraction = (found.group(1) or "").ljust(6, "0")
+    whole = text[:19]
+    try:
+        datetime.fromisoformat(whole)
+    except ValueError:
+        raise ReplayFileError(number, f'"at" {text!r} is not a real date and time') from None
+    return f"{whole}.{fraction}Z"
+
+
+def _created(number: int, line: bytes, header: ReplayHeader, raw_header: dict[str, Any]) -> Event:
+    """The match_created line, with what it leaves out taken from the header."""
+    raw = _RAW_DECODER.decode(line)
+    for name in _FROM_HEADER:
+        if name not in raw and name in raw_header:
+            raw[name] = raw_header[name]
+    if raw.get("secret") is None:
+        raw["secret"] = header.seed
+    try:
+        created = msgspec.convert(raw, MatchCreated)
+    except msgspec.ValidationError as error:
+        raise ReplayFileError(number, f"match_created is invalid: {_reason(error)}") from None
+    if header.seed is not None and created.secret != header.seed:
+        raise ReplayFileError(number, "the match secret differs from the header's seed")
+    mismatched = [
+        name
+        for name in _FROM_HEADER
+        if name in raw_header and getattr(header, name) != getattr(created, name)
+    ]
+    if mismatched:
+        raise ReplayFileError(
+            number, f"match_created differs from the header in {', '.join(mismatched)}"
+        )
+    return created
+
+
+def _cards(event: Event) -> Iterable[Card]:
+    """Every card an event names."""
+    if isinstance(event, CardPlayed):
+        yield event.card
+        yield from event.captured
+        for group in event.groups:
+            yield from group
+    elif isinstance(event, CardsDealt):
+        for hand in event.hands:
+            yield from hand or ()
+    elif isinstance(event, FloorDealt):
+        yield from event.cards
+        yield from event.reburied
+    elif isinstance(event, RoundScored) and event.last_pickup is not None:
+        yield from event.last_pickup.cards
+
+
+def _event(number: int, line: bytes, seq: int) -> Event:
+    try:
+        event = EVENT_DECODER.decode(line)
+    except (msgspec.DecodeError, msgspec.ValidationError) as error:
+        raise ReplayFileError(number, f"seq {seq}: {_reason(error)}") from None
+    for card in _cards(event):
+        if card not in INDEX:
+            raise ReplayFileError(
+                number, f"seq {seq}: {card!r} is not a card; write rank then suit, e.g. 10D (R1)"
+            )
+    if isinstance(event, MatchEnded) and event.seed is not None and not _HEX64.fullmatch(
+        event.seed
+    ):
+        raise ReplayFileError(number, f"seq {seq}: the revealed seed is not 32 bytes of hex")
+    return event
+
+
+def parse_replay(data: bytes) -> ReplayFile:
+    """Read a replay file's lines; raise ReplayFileError at the first malformed line."""
+    lines = _split(data)
+    if not lines or not lines[0].strip():
+        raise ReplayFileError(1, "the file is empty; its first line is the header")
+    header, raw_header = parse_header(lines[0])
+    events: list[RecordedEvent] = []
+    for number, line in enumerate(lines[1:], 2):
+        if not line.strip():
+            raise ReplayFileError(number, "an empty line; every line after the header is an event")
+        try:
+            head = _HEAD_DECODER.decode(line)
+        except (msgspec.DecodeError, msgspec.ValidationError) as error:
+            raise ReplayFileError(number, f"not an event line: {_reason(error)}") from None
+        seq = len(events) + 1
+        if head.seq != seq:
+            raise ReplayFileError(
+                number,
+                f"seq {head.seq} where seq {seq} belongs: events are numbered 1, 2, 3… with no"
+                " gap, one line each, in stream order",
+            )
+        if head.type not in KNOWN_TYPES:
+            raise ReplayFileError(
+                number,
+                f"seq {seq}: unknown event type {head.type!r}; this reader cannot judge it",
+            )
+        at = _at(number, head.at)
+        if seq == 1:
+            if head.type != "match_created":
+                raise ReplayFileError(number, "the first event is match_created")
+            event = _created(number, line, header, raw_header)
+        else:
+            event = _event(number, line, seq)
+        events.append(
+            RecordedEvent(
+                seq=seq, at=at, event=event, caused_by=head.caused_by, request_id=head.request_id
+            )
+        )
+    if not events:
+        raise ReplayFileError(2, "the file ends after its header; the first event is match_created")
+    return ReplayFile(header=header, events=tuple(events))
+
+
+def load_replay(data: bytes, *, bots: bool = True) -> ReplayFile:
+    """Read and re-adjudicate a replay file; raise ReplayFileError naming the first bad line.
+
+    Deals must be the seed's when the file has one, and are taken as recorded when ``seed`` is
+    null; every play and score must follow the rules either way. A hand hidden as ``null`` (a
+    seat's export) cannot be checked, so such a file is refused.
+    """
+    replay = parse_replay(data)
+    result = audit_events(replay.events, bots=bots, lenient=True)
+    divergence = result.report.divergence
+    if divergence is not None:
+        if divergence.seq > len(replay.events):
+            line = len(replay.events) + 1
+            raise ReplayFileError(line, f"the file ends too soon: {divergence.explanation}")
+        raise ReplayFileError(divergence.seq + 1, f"seq {divergence.seq}: {divergence.explanation}")
+    names = fold(result.events).names
+    if tuple(replay.header.players) != names:
+        raise ReplayFileError(
+            1, f"players {list(replay.header.players)} differ from the seats taken {list(names)}"
+        )
+    events = tuple(
+        msgspec.structs.replace(item, event=event)
+        for item, event in zip(replay.events, result.events, strict=True)
+    )
+    return ReplayFile(header=replay.header, events=events)

@@ -1,0 +1,154 @@
+"""The interactive replay: single keys move a cursor and switch viewers; pure, so it is testable."""
+
+from __future__ import annotations
+
+from typing import Final
+
+from domain.redaction import SUPPORT
+from replays.cursor import MatchCursor, Step, Viewer, viewer_name
+from replays.errors import StepOutOfRangeError
+from replays.render import render_frame
+
+KEY_HELP: Final = (
+    "keys: n/p event · >/< play · }/{ deal · ]/[ round · ^/$ first/last · g jump to a seq"
+    " · v viewer · q quit · ? help"
+)
+"""The one-line key reminder under every frame."""
+
+HELP: Final = """\
+  n  space  →   next event              p  ←   previous event
+  >  .          next play               <  ,   previous play
+  }             next deal               {      previous deal
+  ]             next round              [      previous round
+  ^  Home       first event             $  End last event
+  g NUMBER ⏎    jump to the position after event seq NUMBER
+  v             switch viewer: support, seat 0, seat 1, … (0-3 pick a seat, s support)
+  ?  h          this help               q      quit
+"""
+"""The full key list, shown with ``?``."""
+
+_MOVES: Final[dict[str, tuple[Step, int]]] = {
+    "n": (Step.EVENT, 1),
+    " ": (Step.EVENT, 1),
+    "\x1b[C": (Step.EVENT, 1),
+    "p": (Step.EVENT, -1),
+    "\x1b[D": (Step.EVENT, -1),
+    ">": (Step.PLAY, 1),
+    ".": (Step.PLAY, 1),
+    "<": (Step.PLAY, -1),
+    ",": (Step.PLAY, -1),
+    "}": (Step.DEAL, 1),
+    "{": (Step.DEAL, -1),
+    "]": (Step.ROUND, 1),
+    "[": (Step.ROUND, -1),
+}
+
+_QUIT: Final = frozenset({"q", "Q", "\x03", "\x04", ""})
+_FIRST: Final = frozenset({"^", "\x1b[H", "\x1b[1~"})
+_LAST: Final = frozenset({"$", "\x1b[F", "\x1b[4~"})
+_ENTER: Final = frozenset({"\r", "\n"})
+
+
+class Session:
+    """A replay being stepped through: the cursor, the current seq and viewer, and messages."""
+
+    def __init__(self, cursor: MatchCursor, viewer: Viewer = SUPPORT, seq: int = 1) -> None:
+        self.cursor = cursor
+        self.viewer = cursor.check_viewer(viewer)
+        self.seq = seq
+        cursor.position(seq, viewer)  # fail early on a bad start
+        self.message = ""
+        self.show_help = False
+        self.entering: str | None = None
+        self._escape: str | None = None
+
+    def press(self, key: str) -> bool:
+        """Handle one key (or one escape sequence); False when the session should end."""
+        if self._escape is not None:
+            self._escape += key
+            if not (key.isalpha() or key == "~") and len(self._escape) < 4:
+                return True
+            key, self._escape = self._escape, None
+        elif key == "\x1b":
+            self._escape = key
+            return True
+        self.message = ""
+        if self.entering is not None:
+            return self._enter(key)
+        if key in _QUIT:
+            return False
+        if key in _MOVES:
+            step, direction = _MOVES[key]
+            self._move(step, direction)
+        elif key in _FIRST:
+            self.seq = 1
+        elif key in _LAST:
+            self.seq = self.cursor.last_seq
+        elif key == "g":
+            self.entering = ""
+        elif key == "v":
+            self._switch((self.viewer + 2) % (self.cursor.seats + 1) - 1)
+        elif key == "s":
+            self._switch(SUPPORT)
+        elif key.isdigit() and len(key) == 1:
+            if int(key) < self.cursor.seats:
+                self._switch(int(key))
+            else:
+                self.message = f"no seat {key}: seats 0 to {self.cursor.seats - 1}"
+        elif key in ("?", "h"):
+            self.show_help = not self.show_help
+        elif key in _ENTER:
+            pass
+        else:
+            self.message = f"unknown key {key!r}; press ? for help"
+        return True
+
+    def pending_escape(self) -> bool:
+        """True while an escape sequence (an arrow key read byte by byte) is incomplete."""
+        return self._escape is not None
+
+    def _enter(self, key: str) -> bool:
+        if key in _ENTER:
+            text, self.entering = self.entering, None
+            if not text:
+                return True
+            try:
+                self.cursor.position(int(text), self.viewer)
+            except StepOutOfRangeError as error:
+                self.message = error.message
+            else:
+                self.seq = int(text)
+        elif key.isdigit():
+            self.entering = (self.entering or "") + key
+        elif key in ("\x7f", "\x08"):
+            self.entering = (self.entering or "")[:-1]
+        elif key in ("\x03", "\x04", ""):
+            return False
+        else:
+            self.entering = None
+            self.message = "jump cancelled"
+        return True
+
+    def _move(self, step: Step, direction: int) -> None:
+        cursor = self.cursor
+        target = cursor.next(self.seq, step) if direction > 0 else cursor.previous(self.seq, step)
+        if target == self.seq:
+            self.message = "at the last event" if direction > 0 else "at the first event"
+        self.seq = target
+
+    def _switch(self, viewer: Viewer) -> None:
+        self.viewer = self.cursor.check_viewer(viewer)
+        self.message = f"now viewing as {viewer_name(viewer)}"
+
+    def frame(self) -> str:
+        """The current frame: the position as the viewer sees it, then messages and keys."""
+        text = render_frame(self.cursor.position(self.seq, self.viewer))
+        lines = [text]
+        if self.show_help:
+            lines.append(HELP)
+        if self.entering is not None:
+            lines.append(f"jump to seq (1-{self.cursor.last_seq}), then Enter: {self.entering}")
+        elif self.message:
+            lines.append(self.message)
+        lines.append(KEY_HELP)
+        return "\n".join(lines) + "\n"
