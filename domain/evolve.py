@@ -85,14 +85,19 @@ def _round_started(state: MatchState, e: RoundStarted) -> MatchState:
 
 
 def _cards_dealt(state: MatchState, e: CardsDealt) -> MatchState:
-    hands = tuple(tuple(h) if h is not None else () for h in e.hands)
+    hands = tuple([h if h is not None else () for h in e.hands])
     dealt = {c for h in hands for c in h}
-    stock = tuple(c for c in state.stock if c not in dealt)
+    count = len(dealt)
+    stock = state.stock
+    if dealt == set(stock[:count]):
+        stock = stock[count:]  # R5: the cards came from the top of the stock, as they must
+    else:
+        stock = tuple([c for c in stock if c not in dealt])
     return replace(
         state,
         deal=e.deal,
         hands=hands,
-        in_hands=sum(len(h) for h in hands),
+        in_hands=count,
         stock=stock,
         events=state.events + 1,
     )
@@ -101,7 +106,7 @@ def _cards_dealt(state: MatchState, e: CardsDealt) -> MatchState:
 def _floor_dealt(state: MatchState, e: FloorDealt) -> MatchState:
     # R4: the turned cards leave the stock; the cards sent back go to its bottom, in order.
     moved = set(e.cards) | set(e.reburied)
-    stock = tuple(c for c in state.stock if c not in moved) + e.reburied
+    stock = tuple([c for c in state.stock if c not in moved]) + e.reburied
     return replace(state, floor=e.cards, stock=stock, events=state.events + 1)
 
 

@@ -67,13 +67,19 @@ def takes(
         elif 0 < v < value:
             smaller.append(c)
             total += v
-    if total < value or len(smaller) < 2:
+    if total == value and len(smaller) > 1:
+        # Every smaller number makes one group adding up to the value: all are taken.
+        groups: list[tuple[Card, ...]] = [(c,) for c in same]
+        groups.append(tuple(smaller))
+    elif total < value or len(smaller) < 3:
+        # Too little to make a sum, or a pair that does not add up to the value.
         return tuple(same), tuple([(c,) for c in same])
-    haul = best_haul(value, smaller)
-    if not haul:
-        return tuple(same), tuple([(c,) for c in same])
-    groups: list[tuple[Card, ...]] = [(c,) for c in same]
-    groups += [tuple([smaller[i] for i in group]) for group in haul]
+    else:
+        haul = best_haul(value, smaller)
+        if not haul:
+            return tuple(same), tuple([(c,) for c in same])
+        groups = [(c,) for c in same]
+        groups += [tuple([smaller[i] for i in group]) for group in haul]
     if len(groups) == 1:
         return groups[0], (groups[0],)
     taken = {c for group in groups for c in group}
