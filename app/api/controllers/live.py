@@ -2,23 +2,21 @@
 
 from __future__ import annotations
 
-from typing import Annotated
-
 from litestar import Controller, get
-from litestar.params import Parameter
 from litestar.response import ServerSentEvent
 
 from app.api.auth import AnyRequest, authenticate
 from app.api.docs import SEAT_SECURITY, errors
 from app.api.errors import InvalidHeaderError
 from app.api.live import open_feed
-from app.api.runtime import ApiRuntime
-
-LastEventId = Annotated[
-    str | None,
-    Parameter(header="Last-Event-ID", description="resume after this seq (sent by EventSource)"),
-]
-"""The SSE resume header."""
+from app.api.params import (
+    AccessTokenQuery,
+    AfterQuery,
+    LastEventId,
+    MatchIdPath,
+    Runtime,
+    SeatQuery,
+)
 
 
 class EventsController(Controller):
@@ -32,18 +30,12 @@ class EventsController(Controller):
     async def events(
         self,
         request: AnyRequest,
-        runtime: ApiRuntime,
-        match_id: str,
+        runtime: Runtime,
+        match_id: MatchIdPath,
         last_event_id: LastEventId = None,
-        after: Annotated[
-            int | None, Parameter(ge=0, description="resume after this seq (as Last-Event-ID)")
-        ] = None,
-        access_token: Annotated[
-            str | None,
-            Parameter(description="the bearer token, for clients that cannot send headers"),
-        ] = None,
-        seat: Annotated[int | None, Parameter(description="403 if the token is another seat's")]
-        = None,
+        after: AfterQuery = None,
+        access_token: AccessTokenQuery = None,
+        seat: SeatQuery = None,
     ) -> ServerSentEvent:
         """``text/event-stream``: one message per event, ``id:`` = seq, ``data:`` = replay line.
 

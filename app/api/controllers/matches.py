@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from litestar import Controller, get, post
+from litestar.params import JSONBody
 
 from app.api import operations as ops
 from app.api.docs import errors
 from app.api.errors import SeedRefusedError
-from app.api.runtime import ApiRuntime
+from app.api.params import MatchIdPath, Runtime, SeatPath
 from app.api.schemas import (
     CreateMatchRequest,
     MatchCreatedResponse,
@@ -24,7 +25,9 @@ class MatchesController(Controller):
     tags = ("matches",)
 
     @post("/", status_code=201, responses=errors(400, 403, 413, 422))
-    async def create(self, runtime: ApiRuntime, data: CreateMatchRequest) -> MatchCreatedResponse:
+    async def create(
+        self, runtime: Runtime, data: JSONBody[CreateMatchRequest]
+    ) -> MatchCreatedResponse:
         """Create a match. Bot seats play by themselves; a table of bots only plays through."""
         if data.seed is not None and not runtime.settings.test_mode:
             raise SeedRefusedError("a text seed is accepted only in test mode (BASRA_TEST_MODE=1)")
@@ -41,7 +44,7 @@ class MatchesController(Controller):
         )
 
     @get("/{match_id:str}", responses=errors(404))
-    async def table(self, runtime: ApiRuntime, match_id: str) -> TableView:
+    async def table(self, runtime: Runtime, match_id: MatchIdPath) -> TableView:
         """The public table: status, open seats by name, floor, counts, scores; no hand (R23)."""
         return await runtime.call(ops.table, runtime.service, match_id)
 
@@ -51,7 +54,11 @@ class MatchesController(Controller):
         responses=errors(400, 404, 409, 413, 422),
     )
     async def take_seat(
-        self, runtime: ApiRuntime, match_id: str, seat: int, data: TakeSeatRequest
+        self,
+        runtime: Runtime,
+        match_id: MatchIdPath,
+        seat: SeatPath,
+        data: JSONBody[TakeSeatRequest],
     ) -> SeatTokenResponse:
         """Take a seat; the response holds its bearer token (kept nowhere but as a hash)."""
         async with runtime.match_lock(match_id):

@@ -7,7 +7,7 @@ from litestar import Controller, Response, get
 from app.api import operations as ops
 from app.api.auth import AnyRequest, authenticate
 from app.api.docs import SEAT_SECURITY, errors
-from app.api.runtime import ApiRuntime
+from app.api.params import MatchIdPath, Runtime
 
 MEDIA_TYPE = "application/jsonl"
 """JSON Lines."""
@@ -22,7 +22,7 @@ class ReplayController(Controller):
 
     @get("/", media_type=MEDIA_TYPE, responses=errors(401, 403, 404))
     async def replay(
-        self, request: AnyRequest, runtime: ApiRuntime, match_id: str
+        self, request: AnyRequest, runtime: Runtime, match_id: MatchIdPath
     ) -> Response[bytes]:
         """JSON Lines: the header, then one line per event (seed and hands open after the end)."""
         authorization = request.headers.get("authorization")

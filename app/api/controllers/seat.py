@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Annotated
-
 from litestar import Controller, get, post
-from litestar.params import Parameter
+from litestar.params import JSONBody
 
 from app.api import operations as ops
 from app.api.auth import AnyRequest, authenticate
 from app.api.docs import SEAT_SECURITY, errors
-from app.api.runtime import ApiRuntime
+from app.api.params import IdempotencyKey, MatchIdPath, Runtime, SeatQuery
 from app.api.schemas import (
     LeaveResponse,
     PlayRequest,
@@ -19,22 +17,6 @@ from app.api.schemas import (
     PreviewResponse,
     ViewResponse,
 )
-
-SeatQuery = Annotated[
-    int | None,
-    Parameter(query="seat", description="the seat the client means; 403 if the token is another's"),
-]
-"""``?seat=N``: a client may name its seat; a token of another seat is then refused."""
-
-IdempotencyKey = Annotated[
-    str | None,
-    Parameter(
-        header="Idempotency-Key",
-        max_length=200,
-        description="retrying with the same key returns the first result and appends nothing",
-    ),
-]
-"""The ``Idempotency-Key`` header of a play."""
 
 
 class SeatController(Controller):
@@ -46,7 +28,7 @@ class SeatController(Controller):
 
     @get("/view", responses=errors(401, 403, 404))
     async def view(
-        self, request: AnyRequest, runtime: ApiRuntime, match_id: str, seat: SeatQuery = None
+        self, request: AnyRequest, runtime: Runtime, match_id: MatchIdPath, seat: SeatQuery = None
     ) -> ViewResponse:
         """The table as this seat sees it (its own hand only); support sees every hand."""
         who = await authenticate(runtime, request.headers.get("authorization"), match_id, seat=seat)
@@ -56,9 +38,9 @@ class SeatController(Controller):
     async def preview(
         self,
         request: AnyRequest,
-        runtime: ApiRuntime,
-        match_id: str,
-        data: PreviewRequest,
+        runtime: Runtime,
+        match_id: MatchIdPath,
+        data: JSONBody[PreviewRequest],
         seat: SeatQuery = None,
     ) -> PreviewResponse:
         """R24: what a card of the hand would take now, and its Basra points; changes nothing."""
@@ -71,9 +53,9 @@ class SeatController(Controller):
     async def play(
         self,
         request: AnyRequest,
-        runtime: ApiRuntime,
-        match_id: str,
-        data: PlayRequest,
+        runtime: Runtime,
+        match_id: MatchIdPath,
+        data: JSONBody[PlayRequest],
         idempotency_key: IdempotencyKey = None,
         seat: SeatQuery = None,
     ) -> PlayResponse:
@@ -96,7 +78,7 @@ class SeatController(Controller):
 
     @post("/leave", status_code=200, responses=errors(401, 403, 404, 409))
     async def leave(
-        self, request: AnyRequest, runtime: ApiRuntime, match_id: str, seat: SeatQuery = None
+        self, request: AnyRequest, runtime: Runtime, match_id: MatchIdPath, seat: SeatQuery = None
     ) -> LeaveResponse:
         """Leave the match: the seat's side forfeits (R26)."""
         who = await authenticate(

@@ -1,0 +1,163 @@
+"""Test helpers for the HTTP API: tables through the API, SSE parsing, a real server in a thread."""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+import uvicorn
+from litestar import Litestar
+
+from app.api.server import listening_socket
+
+SUPPORT_TOKEN = "support-secret-for-tests"
+"""The support token the test apps are configured with."""
+
+CARD_PATTERN = re.compile(r"(?<![0-9A-Za-z])(10|[2-9AJQK])([CDHS])(?![0-9A-Za-z])")
+"""A card's text form standing alone in a body (R1)."""
+
+
+def bearer(token: str) -> dict[str, str]:
+    """The Authorization header for a token."""
+    return {"Authorization": f"Bearer {token}"}
+
+
+def cards_in(text: str) -> set[str]:
+    """Every card text that stands alone in ``text``."""
+    return {m.group(1) + m.group(2) for m in CARD_PATTERN.finditer(text)}
+
+
+@dataclass
+class SseMessage:
+    """One SSE message: ``id`` and the decoded ``data`` line (or a comment)."""
+
+    id: int | None
+    data: dict[str, Any] | None
+    raw: str
+
+
+def parse_sse(text: str) -> list[SseMessage]:
+    """The messages of an SSE body (blank-line separated); comments come back with data None."""
+    messages: list[SseMessage] = []
+    for block in re.split(r"\r?\n\r?\n", text):
+        if not block.strip():
+            continue
+        event_id: int | None = None
+        data_lines: list[str] = []
+        for line in re.split(r"\r?\n", block):
+            if line.startswith("id:"):
+                event_id = int(line[3:].strip())
+            elif line.startswith("data:"):
+                data_lines.append(line[5:].lstrip(" "))
+        data = json.loads("\n".join(data_lines)) if data_lines else None
+        messages.append(SseMessage(event_id, data, block))
+    return messages
+
+
+class ThreadServer:
+    """A real uvicorn server for ``app`` on a free loopback port, in a background thread."""
+
+    def __init__(self, app: Litestar) -> None:
+        self.sock = listening_socket("127.0.0.1", 0)
+        self.port = self.sock.getsockname()[1]
+        self.url = f"http://127.0.0.1:{self.port}"
+        config = uvicorn.Config(
+            app, log_level="warning", lifespan="on", timeout_graceful_shutdown=1
+        )
+        self.server = uvicorn.Server(config)
+        self.thread = threading.Thread(
+            target=self.server.run, kwargs={"sockets": [self.sock]}, daemon=True
+        )
+
+    def start(self) -> ThreadServer:
+        """Start serving; return once the server accepts requests."""
+        self.thread.start()
+        deadline = time.monotonic() + 20
+        while not self.server.started:
+            if time.monotonic() > deadline or not self.thread.is_alive():
+                raise RuntimeError("the test server did not start")
+            time.sleep(0.01)
+        return self
+
+    def stop(self) -> None:
+        """Stop serving (open streams are closed) and wait for the thread."""
+        self.server.should_exit = True
+        self.thread.join(timeout=15)
+        self.sock.close()
+
+
+@contextmanager
+def serving(app: Litestar) -> Iterator[ThreadServer]:
+    """A started ThreadServer, stopped afterwards."""
+    server = ThreadServer(app).start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@dataclass
+class SseReader:
+    """Reads one SSE feed in a thread until ``match_ended`` (or ``stop_after`` messages)."""
+
+    url: str
+    headers: dict[str, str]
+    stop_after: int | None = None
+    timeout: float = 60.0
+    messages: list[SseMessage] = field(default_factory=list)
+    status: int | None = None
+    error: BaseException | None = None
+    connected: threading.Event = field(default_factory=threading.Event)
+    _thread: threading.Thread | None = None
+
+    def start(self) -> SseReader:
+        """Connect and read in the background; return once the response headers arrived."""
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+        if not self.connected.wait(15):
+            raise RuntimeError("the SSE feed did not connect")
+        return self
+
+    def _run(self) -> None:
+        try:
+            timeout = httpx.Timeout(self.timeout, connect=10)
+            with httpx.stream("GET", self.url, headers=self.headers, timeout=timeout) as response:
+                self.status = response.status_code
+                self.connected.set()
+                if response.status_code != 200:
+                    return
+                buffer = ""
+                for chunk in response.iter_text():
+                    buffer += chunk
+                    *blocks, buffer = re.split(r"\r?\n\r?\n", buffer)
+                    for block in blocks:
+                        for message in parse_sse(block + "\n\n"):
+                            self.messages.append(message)
+                            if self._done(message):
+                                return
+        except BaseException as error:  # surfaced by join()
+            self.error = error
+            self.connected.set()
+
+    def _done(self, message: SseMessage) -> bool:
+        if message.data is not None and message.data.get("type") == "match_ended":
+            return True
+        events = [m for m in self.messages if m.data is not None]
+        return self.stop_after is not None and len(events) >= self.stop_after
+
+    def join(self, timeout: float = 60.0) -> list[SseMessage]:
+        """Wait for the feed to finish; the event messages (comments left out)."""
+        assert self._thread is not None
+        self._thread.join(timeout)
+        if self._thread.is_alive():
+            raise AssertionError("the SSE feed did not finish in time")
+        if self.error is not None:
+            raise self.error
+        return [m for m in self.messages if m.data is not None]
