@@ -12,6 +12,7 @@ position the log does not have.
 from __future__ import annotations
 
 import json
+import sqlite3
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -40,6 +41,9 @@ PROJECTION = "matches"
 DEFAULT_BATCH = 5000
 """Log entries folded per transaction."""
 
+BUSY_TIMEOUT_SECONDS = 10.0
+"""How long a follower waits for another process's batch on a shared file."""
+
 Progress = Callable[[int, int], None]
 """Called with (position reached, last position of the log) after each batch."""
 
@@ -52,14 +56,15 @@ class ReadModels:
         self.store = store
         self.batch_size = batch_size
         path.parent.mkdir(parents=True, exist_ok=True)
-        self.db = sqlite_utils.Database(path)
-        self.db.conn.execute("PRAGMA busy_timeout=10000")
+        # One connection, used from any thread under self._lock (an API process's workers).
+        connection = sqlite3.connect(path, timeout=BUSY_TIMEOUT_SECONDS, check_same_thread=False)
+        self.db = sqlite_utils.Database(connection)
         if self.db.journal_mode != "wal":
             self.db.enable_wal()
         # A cache rebuilt from the log: losing the last commits to a power cut only means
         # re-reading them, since the position rolls back with the rows.
         self.db.conn.execute("PRAGMA synchronous=NORMAL")
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()
         self._create_tables()
 
     @classmethod
@@ -71,7 +76,8 @@ class ReadModels:
 
     def close(self) -> None:
         """Close the file."""
-        self.db.close()
+        with self._lock:
+            self.db.close()
 
     # -- following the log --------------------------------------------------------------------
 
@@ -101,16 +107,17 @@ class ReadModels:
 
     def rebuild(self, *, progress: Progress | None = None) -> int:
         """Drop every read model and rebuild it from the start of the log."""
-        with self._lock:
+        with self._lock, self._write_transaction():
             self._drop_tables()
             self._create_tables()
         return self.catch_up(progress=progress)
 
     def position(self) -> int:
         """The last log position folded into the tables."""
-        row = self.db.execute(
-            "SELECT position FROM positions WHERE name = ?", [PROJECTION]
-        ).fetchone()
+        with self._lock:
+            row = self.db.execute(
+                "SELECT position FROM positions WHERE name = ?", [PROJECTION]
+            ).fetchone()
         return int(row[0]) if row else 0
 
     # -- reading ------------------------------------------------------------------------------
@@ -120,22 +127,27 @@ class ReadModels:
     ) -> list[MatchSummaryView]:
         """Rows of ``matches``, newest first (optionally of one status)."""
         where = "status = ?" if status else None
-        rows = self.db.table("matches").rows_where(
-            where,
-            [status] if status else None,
-            order_by="created desc, match_id",
-            limit=limit,
-        )
+        with self._lock:
+            rows = list(
+                self.db.table("matches").rows_where(
+                    where,
+                    [status] if status else None,
+                    order_by="created desc, match_id",
+                    limit=limit,
+                )
+            )
         return [view_of(row) for row in rows]
 
     def match(self, match_id: str) -> MatchSummaryView | None:
         """One match's row, if the read model has seen it."""
-        rows = list(self.db.table("matches").rows_where("match_id = ?", [match_id]))
+        with self._lock:
+            rows = list(self.db.table("matches").rows_where("match_id = ?", [match_id]))
         return view_of(rows[0]) if rows else None
 
     def table_rows(self) -> list[dict[str, Any]]:
         """Every stored row exactly as kept, in id order (to compare two builds of the file)."""
-        return list(self.db.table("matches").rows_where(order_by="match_id"))
+        with self._lock:
+            return list(self.db.table("matches").rows_where(order_by="match_id"))
 
     # -- inside ---------------------------------------------------------------------------------
 
@@ -199,14 +211,15 @@ class ReadModels:
 
     def _check_source(self) -> None:
         """Rebuild from nothing when the file follows another store or is ahead of this log."""
-        meta = self._meta()
         expected = {"store": self.store.identity, "schema": SCHEMA_VERSION}
-        stale = any(meta.get(k) != v for k, v in expected.items())
-        if not stale and self.position() > self.store.max_position():
-            stale = True  # it claims entries the log does not have: never serve that
-        if stale:
-            self._drop_tables()
-            self._create_tables()
-            self.db.table("meta").upsert_all(
-                [{"key": k, "value": v} for k, v in expected.items()], pk="key"
-            )
+        with self._write_transaction():
+            meta = self._meta()
+            stale = any(meta.get(k) != v for k, v in expected.items())
+            if not stale and self.position() > self.store.max_position():
+                stale = True  # it claims entries the log does not have: never serve that
+            if stale:
+                self._drop_tables()
+                self._create_tables()
+                self.db.table("meta").upsert_all(
+                    [{"key": k, "value": v} for k, v in expected.items()], pk="key"
+                )
