@@ -1,8 +1,12 @@
 """Benchmark: random self-play through decide and evolve on one core (plays per second).
 
 Run: .venv/bin/python bench/bench_rules.py [--matches N] [--repeats R] [--json]
-Each repeat plays the same N seeded matches per rule set (2 seats, random bots) through
-``decide`` and ``evolve`` only; the figure is plays / wall time, median over the repeats.
+
+Each repeat plays N fresh seeded matches per rule set (random bots) through ``decide`` and
+``evolve`` only; the figure is plays / wall time, median over the repeats. In the same run,
+interleaved with it, the plain mutable baseline (``bench/baseline_mutable.py``: the same game
+with lists changed in place and no events) plays N Classic matches, so the engine can be read
+as a ratio to it on this noisy machine.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.baseline_mutable import play_mutable
 from domain.bots import RandomBot
 from domain.commands import CreateMatch, PlayCard
 from domain.decide import decide
@@ -63,6 +68,16 @@ def run_once(matches: int, seats: int, repeat: int) -> tuple[int, float]:
     return plays, time.perf_counter() - start
 
 
+def run_baseline(matches: int, seats: int, repeat: int) -> tuple[int, float]:
+    """Play ``matches`` Classic matches with the plain mutable loop; return (plays, seconds)."""
+    plays = 0
+    start = time.perf_counter()
+    for _ in range(len(RULESETS)):
+        for k in range(matches):
+            plays += play_mutable(f"base/{seats}/{repeat}/{k}", seats)
+    return plays, time.perf_counter() - start
+
+
 def main() -> None:
     """Measure and print plays per second (median of repeats) at 2 and 4 seats."""
     parser = argparse.ArgumentParser(description=__doc__)
@@ -73,29 +88,40 @@ def main() -> None:
     results = {}
     for seats in (2, 4):
         run_once(2, seats, -1)  # warm imports
+        run_baseline(2, seats, -1)
         rates = []
+        base_rates = []
+        ratios = []
         plays = 0
         for repeat in range(args.repeats):
             plays, seconds = run_once(args.matches, seats, repeat)
+            base_plays, base_seconds = run_baseline(args.matches, seats, repeat)
             rates.append(plays / seconds)
+            base_rates.append(base_plays / base_seconds)
+            ratios.append(rates[-1] / base_rates[-1])
         results[f"{seats} seats"] = {
             "plays_last_repeat": plays,
             "median_plays_per_s": round(statistics.median(rates)),
             "min_plays_per_s": round(min(rates)),
             "max_plays_per_s": round(max(rates)),
+            "baseline_median_plays_per_s": round(statistics.median(base_rates)),
+            "median_ratio_to_baseline": round(statistics.median(ratios), 3),
         }
     if args.json:
         print(json.dumps(results, indent=2))
         return
     print(f"command: {' '.join(sys.argv)}")
-    print("| table | plays (last repeat) | median plays/s | min | max |")
-    print("|---|---|---|---|---|")
+    print(
+        "| table | plays (last repeat) | median plays/s | min | max "
+        "| mutable baseline, median plays/s | median ratio to baseline |"
+    )
+    print("|---|---|---|---|---|---|---|")
     for name, r in results.items():
         print(
             f"| {name} | {r['plays_last_repeat']} | {r['median_plays_per_s']:,} | "
-            f"{r['min_plays_per_s']:,} | {r['max_plays_per_s']:,} |"
+            f"{r['min_plays_per_s']:,} | {r['max_plays_per_s']:,} | "
+            f"{r['baseline_median_plays_per_s']:,} | {r['median_ratio_to_baseline']} |"
         )
-
 
 if __name__ == "__main__":
     main()

@@ -6,6 +6,7 @@ import hashlib
 import hmac
 import struct
 from collections.abc import Sequence
+from functools import lru_cache
 
 from domain.cards import DECK, Card
 from domain.errors import InvalidClientSeedError, InvalidSecretError
@@ -15,6 +16,40 @@ SECRET_BYTES = 32
 
 MAX_CLIENT_SEED_BYTES = 64
 """A client seed is at most this many bytes of UTF-8."""
+
+_EIGHT_U32 = struct.Struct(">8I")
+_COUNTER = struct.Struct(">Q")
+
+
+class HmacSha256:
+    """HMAC-SHA256 (RFC 2104) under one key, with the padded key hashed once.
+
+    The same bytes as ``hmac.digest(key, msg, "sha256")``, several times faster per call,
+    which matters because every block of every stream is one call.
+    """
+
+    __slots__ = ("_inner", "_outer")
+
+    def __init__(self, key: bytes) -> None:
+        if len(key) > 64:
+            key = hashlib.sha256(key).digest()
+        key = key.ljust(64, b"\0")
+        self._inner = hashlib.sha256(bytes(b ^ 0x36 for b in key))
+        self._outer = hashlib.sha256(bytes(b ^ 0x5C for b in key))
+
+    def digest(self, msg: bytes) -> bytes:
+        """HMAC-SHA256(key, msg)."""
+        inner = self._inner.copy()
+        inner.update(msg)
+        outer = self._outer.copy()
+        outer.update(inner.digest())
+        return outer.digest()
+
+
+@lru_cache(maxsize=256)
+def keyed(key: bytes) -> HmacSha256:
+    """The HMAC of a deal key, kept for the streams of that match."""
+    return HmacSha256(key)
 
 
 def lp(data: bytes) -> bytes:
@@ -60,21 +95,22 @@ class Stream:
     __slots__ = ("_block", "_buffer", "_key", "_label", "_pos")
 
     def __init__(self, key: bytes, label: str) -> None:
-        self._key = key
+        self._key = keyed(key)
         self._label = lp(label.encode("utf-8"))
         self._block = 0
         self._buffer: tuple[int, ...] = ()
         self._pos = 0
 
+    def _refill(self) -> None:
+        """Block i = HMAC-SHA256(K, lp(label) ‖ u64be(i)), read as eight big-endian u32s."""
+        self._buffer = _EIGHT_U32.unpack(self._key.digest(self._label + _COUNTER.pack(self._block)))
+        self._block += 1
+        self._pos = 0
+
     def next_u32(self) -> int:
-        """The next number of the stream: block i gives eight big-endian u32s, in order."""
+        """The next number of the stream, in order."""
         if self._pos >= len(self._buffer):
-            digest = hmac.new(
-                self._key, self._label + struct.pack(">Q", self._block), hashlib.sha256
-            ).digest()
-            self._buffer = struct.unpack(">8I", digest)
-            self._block += 1
-            self._pos = 0
+            self._refill()
         value = self._buffer[self._pos]
         self._pos += 1
         return value
@@ -86,11 +122,11 @@ class Stream:
         limit = 4294967296 - (4294967296 % n)
         while True:
             pos = self._pos
-            if pos < len(self._buffer):
-                x = self._buffer[pos]
-                self._pos = pos + 1
-            else:
-                x = self.next_u32()
+            if pos == len(self._buffer):
+                self._refill()
+                pos = 0
+            x = self._buffer[pos]
+            self._pos = pos + 1
             if x < limit:
                 return x % n
 
@@ -101,13 +137,34 @@ def first_dealer(key: bytes, seats: int) -> int:
 
 
 def shuffled_deck(key: bytes, round_number: int) -> tuple[Card, ...]:
-    """Round r's stock, top card first: Fisher-Yates driven by the stream ``"round/r"``."""
-    stream = Stream(key, f"round/{round_number}")
+    """Round r's stock, top card first: Fisher-Yates driven by the stream ``"round/r"``.
+
+    This is ``Stream.uniform(i + 1)`` for i = 51 .. 1, written out in one loop because every
+    round of every match runs it.
+    """
+    label = lp(f"round/{round_number}".encode())
+    digest = keyed(key).digest
+    unpack = _EIGHT_U32.unpack
+    counter = _COUNTER.pack
     deck = list(range(52))
+    buffer: tuple[int, ...] = ()
+    pos = 0
+    block = 0
     for i in range(51, 0, -1):
-        j = stream.uniform(i + 1)
+        n = i + 1
+        limit = 4294967296 - (4294967296 % n)
+        while True:
+            if pos == len(buffer):
+                buffer = unpack(digest(label + counter(block)))
+                block += 1
+                pos = 0
+            x = buffer[pos]
+            pos += 1
+            if x < limit:
+                break
+        j = x % n
         deck[i], deck[j] = deck[j], deck[i]
-    return tuple(DECK[c] for c in deck)
+    return tuple([DECK[c] for c in deck])
 
 
 def bot_stream(key: bytes, seat: int) -> Stream:
