@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import textwrap
+from typing import Final
+
 import msgspec
 
 from domain.events import Event
@@ -9,6 +12,9 @@ from domain.state import side_of
 from domain.views import TableView
 from replays.cursor import Position, Viewer, hands_of, viewer_name
 from replays.words import cards_text, describe, describe_cause
+
+FRAME_WIDTH: Final = 80
+"""Long lines of words are wrapped to this width; card rows are never wrapped."""
 
 
 class PositionReport(msgspec.Struct, frozen=True, kw_only=True):
@@ -106,7 +112,12 @@ def render_frame(position: Position) -> str:
         f"seq {position.seq} of {position.last_seq} · {_status_line(view)}",
         _recorded_line(position),
         "",
-        "  " + describe(position.event, position.viewer),
+        textwrap.fill(
+            describe(position.event, position.viewer),
+            width=FRAME_WIDTH,
+            initial_indent="  ",
+            subsequent_indent="    ",
+        ),
         "",
         # R12: the floor is shown in the order its cards arrived, for every viewer.
         f"floor ({len(view.floor)})  {cards_text(view.floor) if view.floor else '-'}",

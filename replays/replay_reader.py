@@ -77,7 +77,7 @@ def _split(data: bytes) -> list[bytes]:
 
 def _reason(error: Exception) -> str:
     text = str(error)
-    if isinstance(error, msgspec.DecodeError):
+    if isinstance(error, msgspec.DecodeError) and not isinstance(error, msgspec.ValidationError):
         return f"not valid JSON ({text})"
     return text[:1].lower() + text[1:]
 

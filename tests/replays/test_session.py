@@ -1,0 +1,97 @@
+"""The interactive session: every key moves or switches as its help line says."""
+
+from __future__ import annotations
+
+import pytest
+
+from domain.events import CardPlayed, FloorDealt
+from domain.redaction import SUPPORT
+from replays.cursor import MatchCursor, Step
+from replays.session import KEY_HELP, Session
+from tests.replays.streams import golden_events
+
+
+@pytest.fixture
+def session() -> Session:
+    """A session at the start of a 4-seat golden match, as support."""
+    return Session(MatchCursor(golden_events("golden-egyptian-4")))
+
+
+def _press(session: Session, keys: str) -> None:
+    for key in keys:
+        assert session.press(key)
+
+
+def test_event_keys_move_one_event(session: Session) -> None:
+    _press(session, "nn ")
+    assert session.seq == 4
+    _press(session, "p")
+    assert session.seq == 3
+    session.press("\x1b[C")  # the right arrow, as a terminal sends it in one read
+    assert session.seq == 4
+    _press(session, "\x1b[D")  # the left arrow, byte by byte as a pipe delivers it
+    assert session.seq == 3
+
+
+def test_play_deal_and_round_keys_land_on_their_landmarks(session: Session) -> None:
+    cursor = session.cursor
+    _press(session, ">")
+    assert isinstance(cursor.recorded(session.seq).event, CardPlayed)
+    first_play = session.seq
+    _press(session, ">")
+    assert session.seq == cursor.landmarks(Step.PLAY)[1]
+    _press(session, "<")
+    assert session.seq == first_play
+    _press(session, "]")
+    assert session.seq == cursor.landmarks(Step.ROUND)[1]
+    assert isinstance(cursor.recorded(session.seq).event, FloorDealt)
+    _press(session, "[")
+    assert session.seq == cursor.landmarks(Step.ROUND)[0]
+    _press(session, "}}")
+    assert session.seq == cursor.landmarks(Step.DEAL)[2]
+    _press(session, "{")
+    assert session.seq == cursor.landmarks(Step.DEAL)[1]
+
+
+def test_first_last_and_jump(session: Session) -> None:
+    _press(session, "$")
+    assert session.seq == session.cursor.last_seq
+    _press(session, "^")
+    assert session.seq == 1
+    _press(session, "g42")
+    assert "jump to seq" in session.frame() and session.seq == 1
+    _press(session, "\r")
+    assert session.seq == 42
+    _press(session, "g99999\n")
+    assert session.seq == 42 and "outside this match" in session.frame()
+    _press(session, "g4x")
+    assert session.seq == 42 and "jump cancelled" in session.frame()
+
+
+def test_viewer_keys_switch_between_support_and_seats(session: Session) -> None:
+    _press(session, "]")
+    assert session.viewer == SUPPORT and "viewer: support" in session.frame()
+    _press(session, "v")
+    assert session.viewer == 0 and "viewer: seat 0" in session.frame()
+    _press(session, "vvv")
+    assert session.viewer == 3
+    _press(session, "v")
+    assert session.viewer == SUPPORT
+    _press(session, "2")
+    assert session.viewer == 2 and "hidden" in session.frame()
+    _press(session, "s")
+    assert session.viewer == SUPPORT and "hidden" not in session.frame()
+    _press(session, "7")
+    assert session.viewer == SUPPORT and "no seat 7" in session.frame()
+
+
+def test_help_unknown_keys_and_quitting(session: Session) -> None:
+    assert KEY_HELP in session.frame()
+    _press(session, "?")
+    assert "previous round" in session.frame()
+    _press(session, "z")
+    assert "unknown key 'z'" in session.frame()
+    _press(session, "$n")
+    assert "at the last event" in session.frame()
+    assert not session.press("q")
+    assert not Session(session.cursor).press("")  # the end of piped input
