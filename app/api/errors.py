@@ -219,6 +219,17 @@ def error_response(code: str, message: str, status: int) -> Response[ErrorBody]:
     return Response(ErrorBody(ErrorDetail(code, message)), status_code=status)
 
 
+def validation_error(message: str) -> ApiError:
+    """The API error for one of msgspec's validation messages."""
+    if "unknown field" in message:
+        return UnknownFieldError(message)
+    if "missing required field" in message:
+        return MissingFieldError(message)
+    if message.startswith("Expected `") and ", got `" in message:
+        return WrongTypeError(message)
+    return InvalidValueError(message)
+
+
 def _from_validation(exc: ValidationException) -> ApiError:
     """Litestar reports msgspec's decode errors as text; give each kind its own code."""
     extra: Any = exc.extra
@@ -229,15 +240,9 @@ def _from_validation(exc: ValidationException) -> ApiError:
     where = f" (at {key})" if key and key != "data" else ""
     if text == "'data'":
         return MissingBodyError("this route needs a JSON body")
-    if "unknown field" in text:
-        return UnknownFieldError(text + where)
-    if "missing required field" in text:
-        return MissingFieldError(text + where)
-    if text.startswith("Expected `") and ", got `" in text:
-        return WrongTypeError(text + where)
     if "malformed" in text.lower() or "truncated" in text.lower():
         return MalformedJsonError(text)
-    return InvalidValueError(text + where)
+    return validation_error(text + where)
 
 
 def _from_http(exc: HTTPException) -> ApiError:

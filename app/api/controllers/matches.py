@@ -6,6 +6,8 @@ from litestar import Controller, get, post
 from litestar.params import JSONBody
 
 from app.api import operations as ops
+from app.api.auth import AnyRequest
+from app.api.bodies import strict_body
 from app.api.docs import errors
 from app.api.errors import SeedRefusedError
 from app.api.params import MatchIdPath, Runtime, SeatPath
@@ -26,9 +28,10 @@ class MatchesController(Controller):
 
     @post("/", status_code=201, responses=errors(400, 403, 413, 422))
     async def create(
-        self, runtime: Runtime, data: JSONBody[CreateMatchRequest]
+        self, request: AnyRequest, runtime: Runtime, data: JSONBody[CreateMatchRequest]
     ) -> MatchCreatedResponse:
         """Create a match. Bot seats play by themselves; a table of bots only plays through."""
+        data = await strict_body(request, CreateMatchRequest)
         if data.seed is not None and not runtime.settings.test_mode:
             raise SeedRefusedError("a text seed is accepted only in test mode (BASRA_TEST_MODE=1)")
         return await runtime.call(
@@ -55,12 +58,14 @@ class MatchesController(Controller):
     )
     async def take_seat(
         self,
+        request: AnyRequest,
         runtime: Runtime,
         match_id: MatchIdPath,
         seat: SeatPath,
         data: JSONBody[TakeSeatRequest],
     ) -> SeatTokenResponse:
         """Take a seat; the response holds its bearer token (kept nowhere but as a hash)."""
+        data = await strict_body(request, TakeSeatRequest)
         async with runtime.match_lock(match_id):
             return await runtime.call(
                 ops.take_seat, runtime.service, match_id, seat, data.name, ops.new_request_id()

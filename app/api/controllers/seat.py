@@ -7,6 +7,7 @@ from litestar.params import JSONBody
 
 from app.api import operations as ops
 from app.api.auth import AnyRequest, authenticate
+from app.api.bodies import strict_body
 from app.api.docs import SEAT_SECURITY, errors
 from app.api.params import IdempotencyKey, MatchIdPath, Runtime, SeatQuery
 from app.api.schemas import (
@@ -44,6 +45,7 @@ class SeatController(Controller):
         seat: SeatQuery = None,
     ) -> PreviewResponse:
         """R24: what a card of the hand would take now, and its Basra points; changes nothing."""
+        data = await strict_body(request, PreviewRequest)
         who = await authenticate(
             runtime, request.headers.get("authorization"), match_id, seat=seat, allow_support=False
         )
@@ -60,6 +62,7 @@ class SeatController(Controller):
         seat: SeatQuery = None,
     ) -> PlayResponse:
         """Play a card; the result holds the play and every bot reply or deal that followed it."""
+        data = await strict_body(request, PlayRequest)
         who = await authenticate(
             runtime, request.headers.get("authorization"), match_id, seat=seat, allow_support=False
         )
