@@ -138,9 +138,9 @@ def test_the_commands_run_on_postgres_when_configured(
     request: pytest.FixtureRequest, tmp_path: Path
 ) -> None:
     # given BASRA_DATABASE_URL naming a PostgreSQL schema, and a local read-model file
-    postgres_settings: PostgresSettings = request.getfixturevalue("postgres_settings")
+    settings: PostgresSettings = request.getfixturevalue("postgres_settings")
     env = {
-        "BASRA_DATABASE_URL": postgres_url(postgres_settings),
+        "BASRA_DATABASE_URL": postgres_url(settings),
         "BASRA_READMODELS": str(tmp_path / "cache.sqlite3"),
     }
     unused = tmp_path / "unused.db"
