@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import secrets
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated
@@ -45,30 +46,48 @@ def _viewer(as_seat: int | None, support: bool) -> Viewer:
     return SUPPORT if as_seat is None else as_seat
 
 
-def _read_key() -> str:
-    """One key: from the terminal in raw mode, or one character of piped input ("" at its end)."""
-    if sys.stdin.isatty():
+@contextmanager
+def _keys() -> Iterator[Callable[[], str]]:
+    """Single keys, as typed: the terminal in cbreak mode for the whole session, or piped input.
+
+    The mode is set once, without flushing, so keys typed while a frame is drawn are kept.
+    """
+    if not sys.stdin.isatty():
+        yield lambda: sys.stdin.read(1)
+        return
+    import termios
+    import tty
+
+    fd = sys.stdin.fileno()
+    saved = termios.tcgetattr(fd)
+    tty.setcbreak(fd, termios.TCSANOW)
+
+    def read() -> str:
         try:
-            return typer.getchar()
-        except (EOFError, KeyboardInterrupt):
+            return os.read(fd, 32).decode("utf-8", "replace")
+        except KeyboardInterrupt:
             return ""
-    return sys.stdin.read(1)
+
+    try:
+        yield read
+    finally:
+        termios.tcsetattr(fd, termios.TCSADRAIN, saved)
 
 
 def _interactive(session: Session) -> None:
     tty = sys.stdin.isatty() and sys.stdout.isatty()
-    while True:
-        frame = session.frame()
-        if tty:
-            sys.stdout.write(CLEAR_SCREEN + frame)
-        else:
-            sys.stdout.write(frame + "\n")
-        sys.stdout.flush()
+    with _keys() as read_key:
         while True:
-            if not session.press(_read_key()):
-                return
             if not session.pending_escape():
-                break
+                frame = session.frame()
+                sys.stdout.write(CLEAR_SCREEN + frame if tty else frame + "\n")
+                sys.stdout.flush()
+            try:
+                keys = read_key()
+            except KeyboardInterrupt:
+                return
+            if not session.feed(keys):
+                return
 
 
 @app.command()

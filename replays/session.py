@@ -103,6 +103,12 @@ class Session:
             self.message = f"unknown key {key!r}; press ? for help"
         return True
 
+    def feed(self, text: str) -> bool:
+        """Handle what one read returned (several keys when typed fast); False to end ("" ends)."""
+        if not text:
+            return self.press("")
+        return all(self.press(key) for key in text)
+
     def pending_escape(self) -> bool:
         """True while an escape sequence (an arrow key read byte by byte) is incomplete."""
         return self._escape is not None
