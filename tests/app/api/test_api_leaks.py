@@ -1,0 +1,194 @@
+"""R23 through the API: whole matches at 2 and 4 seats, every body and SSE message scanned.
+
+Each seat plays through its own token while a feed per seat (and one for support) is open.
+Every response body and every SSE message a seat receives before the match ends is checked
+against what that seat could know at that moment (its own deals and every card that has been
+face up, from the full stream afterwards): no other card, and never the match secret.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+
+import httpx
+import pytest
+from litestar import Litestar
+
+from app.service import MatchService
+from domain.cards import DECK
+from domain.events import CardPlayed, CardsDealt, FloorDealt, MatchCreated, MatchEnded, RoundScored
+from replays.recorded import RecordedEvent
+from tests.app.api.helpers import (
+    SUPPORT_TOKEN,
+    HttpSteps,
+    SseReader,
+    bearer,
+    cards_in,
+    serving,
+)
+
+
+@dataclass
+class Seen:
+    """One body a seat received: when (the seq it reflects), what, and any card it sent itself."""
+
+    seat: int
+    seq: int
+    text: str
+    echoed: str | None = None
+
+
+@dataclass
+class Table:
+    """A table of people playing through the API, recording everything each seat receives."""
+
+    steps: HttpSteps
+    match_id: str
+    tokens: dict[int, str]
+    seen: list[Seen] = field(default_factory=list)
+    last_seq: dict[int, int] = field(default_factory=dict)
+
+    def get(self, seat: int, path: str) -> httpx.Response:
+        response = self.steps.http.get(
+            f"{self.steps.url}/matches/{self.match_id}{path}", headers=bearer(self.tokens[seat])
+        )
+        self._record(seat, response)
+        return response
+
+    def post(self, seat: int, path: str, body: dict[str, object]) -> httpx.Response:
+        response = self.steps.http.post(
+            f"{self.steps.url}/matches/{self.match_id}{path}",
+            json=body,
+            headers=bearer(self.tokens[seat]),
+        )
+        self._record(seat, response, echoed=str(body.get("card", "")).upper() or None)
+        return response
+
+    def _record(self, seat: int, response: httpx.Response, echoed: str | None = None) -> None:
+        seq = self.last_seq.get(seat, 0)
+        kind = response.headers.get("content-type", "")
+        if kind.startswith("application/jsonl"):
+            seq = json.loads(response.text.splitlines()[-1]).get("seq", seq)
+        elif kind.startswith("application/json"):
+            data = response.json()
+            if isinstance(data, dict) and isinstance(data.get("seq"), int):
+                seq = data["seq"]
+        self.last_seq[seat] = seq
+        self.seen.append(Seen(seat, seq, response.text, echoed))
+
+
+def _visible_by_seq(stream: list[RecordedEvent], seat: int) -> list[set[str]]:
+    """What ``seat`` could know after each seq (index = seq): its deals and every face-up card."""
+    known: set[str] = set()
+    out: list[set[str]] = [set()]
+    for recorded in stream:
+        event = recorded.event
+        if isinstance(event, CardsDealt):
+            known |= set(event.hands[seat] or ())
+        elif isinstance(event, FloorDealt):
+            known |= set(event.cards) | set(event.reburied)
+        elif isinstance(event, CardPlayed):
+            known |= {event.card, *event.captured}
+        elif isinstance(event, RoundScored) and event.last_pickup is not None:
+            known |= set(event.last_pickup.cards)
+        out.append(set(known))
+    return out
+
+
+def _choose(table: Table, seat: int, view: dict[str, object], probe: bool) -> str:
+    """Preview the hand (and, when ``probe``, every card of the deck) and pick a card."""
+    hand = list(view["hand"])  # type: ignore[call-overload]
+    best = hand[0]
+    for card in hand:
+        preview = table.post(seat, "/preview", {"card": card}).json()
+        if preview["captured"]:
+            best = card
+    if probe:
+        # No oracle: every card not in the hand is refused in exactly the same words.
+        refusals = set()
+        for card in DECK:
+            if card in hand:
+                continue
+            response = table.post(seat, "/preview", {"card": card})
+            assert response.status_code == 422
+            refusals.add(response.text.replace(card, "CARD"))
+        assert len(refusals) == 1, refusals
+    return best
+
+
+def _play_through(table: Table, seats: int) -> None:
+    turns = 0
+    while True:
+        views = {seat: table.get(seat, "/view").json() for seat in range(seats)}
+        if views[0]["status"] == "ended":
+            return
+        seat = views[0]["turn"]
+        probe = turns % 40 == 0
+        card = _choose(table, seat, views[seat], probe)
+        if turns % 25 == 7:
+            table.get(seat, "/replay")  # the seat's own export, mid-match
+        response = table.post(seat, "/plays", {"card": card})
+        assert response.status_code == 200, response.text
+        turns += 1
+        assert turns < 2000, "the match did not end"
+
+
+@pytest.mark.parametrize(
+    ("seats", "ruleset", "seed"),
+    [(2, "classic", "leak-two"), (4, "egyptian", "leak-four")],
+)
+def test_no_seat_ever_receives_a_card_it_could_not_see_or_the_secret(
+    api_app: Litestar, api_service: MatchService, seats: int, ruleset: str, seed: str
+) -> None:
+    with serving(api_app) as server, httpx.Client() as http:
+        steps = HttpSteps(http, server.url)
+        match_id = steps.create(ruleset=ruleset, seats=seats, seed=seed, target=60)["match_id"]
+        tokens: dict[int, str] = {}
+        feeds: dict[int, SseReader] = {}
+        for seat in range(seats):
+            tokens[seat] = steps.sit(match_id, seat, f"Player {seat}")
+            feeds[seat] = steps.feed(match_id, tokens[seat])
+        support_feed = steps.feed(match_id, SUPPORT_TOKEN)
+        table = Table(steps, match_id, tokens)
+        _play_through(table, seats)
+        public = http.get(f"{server.url}/matches/{match_id}").text
+        messages = {seat: feed.join() for seat, feed in feeds.items()}
+        support_messages = support_feed.join()
+
+    stream = api_service.events(match_id)
+    created = stream[0].event
+    ended = stream[-1]
+    assert isinstance(created, MatchCreated) and created.secret is not None
+    assert isinstance(ended.event, MatchEnded)
+    secret = created.secret
+    hits: list[str] = []
+    checked = 0
+    for seat in range(seats):
+        visible = _visible_by_seq(stream, seat)
+        bodies = [s for s in table.seen if s.seat == seat]
+        bodies += [Seen(seat, m.id or 0, m.raw) for m in messages[seat]]
+        for body in bodies:
+            if body.seq >= ended.seq:
+                continue  # the match has ended: everything is open (R23)
+            checked += 1
+            leaked = cards_in(body.text) - visible[body.seq] - {body.echoed}
+            if leaked:
+                hits.append(f"seat {seat} at seq {body.seq}: {sorted(leaked)} in {body.text[:200]}")
+            if secret in body.text:
+                hits.append(f"seat {seat} at seq {body.seq}: the secret")
+        assert [m.id for m in messages[seat]] == [r.seq for r in stream]
+    for message in support_messages:
+        if (message.id or 0) < ended.seq and secret in message.raw:
+            hits.append(f"support at seq {message.id}: the secret")
+    public_cards = set().union(*(_visible_by_seq(stream, s)[-1] for s in range(seats)))
+    assert cards_in(public) <= public_cards
+
+    assert checked > 500
+    assert hits == []
+    # The scan can fail: each seat's own feed does hold its hand, which the others never see.
+    own_deal = next(m for m in messages[0] if m.data and m.data["type"] == "cards_dealt")
+    assert own_deal.data is not None and own_deal.data["hands"][0]
+    assert all(h is None for h in own_deal.data["hands"][1:])
+    assert re.search(r'"secret":null', messages[0][0].raw)
