@@ -1,0 +1,271 @@
+"""``basra verify``: stored matches re-adjudicated; tampering in the database found at its seq."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner, Result
+
+from app.service import MatchService
+from cli.main import app
+from domain.bots import EasyBot
+from domain.fairness import secret_from_text_seed
+from domain.views import seat_view
+
+ISOLATED = {"BASRA_DATABASE_URL": None, "POSTGRES_DBNAME": None, "BASRA_DB": None}
+
+
+def run(*args: str) -> Result:
+    """``basra ARGS`` through typer's CliRunner, with stdout and stderr apart."""
+    return CliRunner().invoke(app, list(args), env=ISOLATED)
+
+
+@pytest.fixture(scope="module")
+def recorded_store(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str]]:
+    """A SQLite store with matches recorded by the service: bots only, and a person with bots.
+
+    The person's match is played request by request through the service, so its random bots
+    resume their streams between requests as they do behind the HTTP API.
+    """
+    path = tmp_path_factory.mktemp("verify") / "basra.db"
+    service = MatchService.open(path)
+    ids: dict[str, str] = {}
+    try:
+        ids["bots"], _ = service.create_match(
+            ruleset="classic", seats=2, bots=(0, 1), secret=secret_from_text_seed("verify/bots")
+        )
+        ids["people"], _ = service.create_match(
+            ruleset="yemeni",
+            seats=4,
+            bots=(1, 3),
+            bot_kind="random",
+            secret=secret_from_text_seed("verify/people"),
+        )
+        for seat in (0, 2):
+            service.take_seat(
+                ids["people"], seat, f"p{seat}", token_id=f"t{seat}",
+                caused_by=f"seat:{seat}/token:t{seat}",
+            )
+        while (state := service.load(ids["people"])).status == "playing":
+            seat = state.turn
+            assert seat in (0, 2)
+            card = EasyBot().choose(seat_view(state, seat))
+            service.play_card(
+                ids["people"], seat, card, expected_seq=state.events,
+                caused_by=f"seat:{seat}/token:t{seat}", request_id=f"r{state.events}",
+            )
+    finally:
+        service.close()
+    return path, ids
+
+
+@pytest.fixture
+def db(recorded_store: tuple[Path, dict[str, str]], tmp_path: Path) -> Path:
+    """A private copy of the recorded store, free to tamper with."""
+    copy = tmp_path / "basra.db"
+    shutil.copy(recorded_store[0], copy)
+    return copy
+
+
+@pytest.fixture
+def ids(recorded_store: tuple[Path, dict[str, str]]) -> dict[str, str]:
+    """The recorded matches' ids by kind."""
+    return recorded_store[1]
+
+
+def rows(db: Path, match_id: str) -> list[dict[str, Any]]:
+    """The stored events of a match, as the JSON the store keeps, by seq from 1."""
+    with sqlite3.connect(db) as connection:
+        found = connection.execute(
+            "SELECT state FROM stored_events WHERE originator_id = ? ORDER BY originator_version",
+            (match_id,),
+        ).fetchall()
+    return [json.loads(state) for (state,) in found]
+
+
+def rewrite(db: Path, match_id: str, seq: int, change: Callable[[dict[str, Any]], None]) -> None:
+    """Change the stored event at ``seq`` in place, as someone with database access could."""
+    with sqlite3.connect(db) as connection:
+        (state,) = connection.execute(
+            "SELECT state FROM stored_events WHERE originator_id = ? AND originator_version = ?",
+            (match_id, seq),
+        ).fetchone()
+        stored = json.loads(state)
+        change(stored["event"])
+        connection.execute(
+            "UPDATE stored_events SET state = ? WHERE originator_id = ? AND originator_version = ?",
+            (json.dumps(stored).encode(), match_id, seq),
+        )
+
+
+def swap(db: Path, match_id: str, seq: int) -> None:
+    """Put the stored events at ``seq`` and ``seq + 1`` in each other's place."""
+    with sqlite3.connect(db) as connection:
+        found = connection.execute(
+            "SELECT originator_version, topic, state FROM stored_events"
+            " WHERE originator_id = ? AND originator_version IN (?, ?)",
+            (match_id, seq, seq + 1),
+        ).fetchall()
+        (_, topic_a, state_a), (_, topic_b, state_b) = sorted(found)
+        for version, topic, state in ((seq, topic_b, state_b), (seq + 1, topic_a, state_a)):
+            connection.execute(
+                "UPDATE stored_events SET topic = ?, state = ?"
+                " WHERE originator_id = ? AND originator_version = ?",
+                (topic, state, match_id, version),
+            )
+
+
+def first(db: Path, match_id: str, kind: str, **fields: Any) -> int:
+    """The seq of the first stored event of type ``kind`` with these field values."""
+    for seq, row in enumerate(rows(db, match_id), 1):
+        event = row["event"]
+        if event["type"] == kind and all(event.get(k) == v for k, v in fields.items()):
+            return seq
+    raise LookupError(kind)
+
+
+def diverges_at(db: Path, match_id: str, seq: int) -> str:
+    """Run ``basra verify`` and check it fails at ``seq``; return its line."""
+    result = run("verify", match_id, "--db", str(db))
+    assert result.exit_code == 1, result.stdout
+    assert result.stdout.startswith(f"{match_id}\tseq {seq}\t"), result.stdout
+    return result.stdout
+
+
+def test_matches_recorded_by_the_service_verify_clean(db: Path, ids: dict[str, str]) -> None:
+    for match_id in ids.values():
+        result = run("verify", match_id, "--db", str(db))
+        assert result.exit_code == 0, result.stdout
+        assert result.stdout == (
+            f"{match_id}\tok\t{len(rows(db, match_id))} events, deals checked against the seed\n"
+        )
+
+
+def test_verify_all_reports_every_match_with_a_summary(db: Path, ids: dict[str, str]) -> None:
+    result = run("verify", "--all", "--db", str(db))
+    assert result.exit_code == 0
+    assert sorted(line.split("\t")[0] for line in result.stdout.splitlines()) == sorted(
+        ids.values()
+    )
+    assert "verified 2 match(es)" in result.stderr and "2 clean, 0 diverging" in result.stderr
+
+
+def test_an_altered_play_fails_at_its_seq(db: Path, ids: dict[str, str]) -> None:
+    # given a person's capturing play whose haul is emptied in the database
+    match_id = ids["people"]
+    seq = next(
+        s for s, row in enumerate(rows(db, match_id), 1)
+        if row["event"]["type"] == "card_played" and row["event"]["captured"]
+        and row["caused_by"].startswith("seat:")
+    )
+    rewrite(db, match_id, seq, lambda e: e.update(captured=[], groups=[], basra=0, sweep=False))
+    # then verify names that seq and says what the rules take
+    assert "the rules take" in diverges_at(db, match_id, seq)
+
+
+def test_an_altered_bot_play_fails_at_its_seq(db: Path, ids: dict[str, str]) -> None:
+    match_id = ids["people"]
+    seq, row = next(
+        (s, r) for s, r in enumerate(rows(db, match_id), 1)
+        if r["event"]["type"] == "card_played" and r["caused_by"] == "bot:1"
+    )
+    deal_seq = max(
+        s for s, r in enumerate(rows(db, match_id)[:seq], 1) if r["event"]["type"] == "cards_dealt"
+    )
+    hand = rows(db, match_id)[deal_seq - 1]["event"]["hands"][1]
+    other = next(c for c in hand if c != row["event"]["card"])
+    rewrite(db, match_id, seq, lambda e: e.update(card=other))
+    assert "random bot" in diverges_at(db, match_id, seq)
+
+
+def test_an_altered_deal_fails_at_the_deal(db: Path, ids: dict[str, str]) -> None:
+    match_id = ids["bots"]
+    seq = first(db, match_id, "cards_dealt", round=2, deal=3)
+
+    def exchange(event: dict[str, Any]) -> None:
+        hands = event["hands"]
+        hands[0][0], hands[1][0] = hands[1][0], hands[0][0]
+
+    rewrite(db, match_id, seq, exchange)
+    assert "the seed deals" in diverges_at(db, match_id, seq)
+
+
+def test_an_altered_score_fails_at_the_score(db: Path, ids: dict[str, str]) -> None:
+    match_id = ids["bots"]
+    seq = first(db, match_id, "round_scored", round=1)
+
+    def cheat(event: dict[str, Any]) -> None:
+        event["sides"][1]["basra"] += 10
+        event["sides"][1]["total"] += 10
+        event["totals"][1] += 10
+
+    rewrite(db, match_id, seq, cheat)
+    assert "side 1's Basra points" in diverges_at(db, match_id, seq)
+
+
+def test_events_in_the_wrong_order_fail_at_the_first(db: Path, ids: dict[str, str]) -> None:
+    match_id = ids["bots"]
+    seq = first(db, match_id, "card_played")
+    swap(db, match_id, seq)
+    assert "turn" in diverges_at(db, match_id, seq)
+
+
+def test_a_changed_secret_fails_at_the_first_event(db: Path, ids: dict[str, str]) -> None:
+    match_id = ids["bots"]
+    forged = secret_from_text_seed("forged").hex()
+    rewrite(db, match_id, 1, lambda e: e.update(secret=forged))
+    assert "commitment" in diverges_at(db, match_id, 1)
+
+
+def test_a_row_that_cannot_be_read_is_reported_at_its_seq(db: Path, ids: dict[str, str]) -> None:
+    match_id = ids["bots"]
+    with sqlite3.connect(db) as connection:
+        connection.execute(
+            "UPDATE stored_events SET state = ? WHERE originator_id = ? AND originator_version = 7",
+            (b"{not json", match_id),
+        )
+    result = run("verify", "--all", "--db", str(db))
+    assert result.exit_code == 1
+    lines = dict(line.split("\t", 1) for line in result.stdout.splitlines())
+    assert lines[match_id].startswith("seq 7\tcorrupt: ")
+    assert lines[ids["people"]].startswith("ok")
+    assert "1 clean, 1 diverging" in result.stderr
+
+
+def test_json_reports_the_divergence(db: Path, ids: dict[str, str]) -> None:
+    match_id = ids["bots"]
+    seq = first(db, match_id, "round_scored", round=1)
+    rewrite(db, match_id, seq, lambda e: e.update(carry=e["carry"] + 30))
+    result = run("verify", "--all", "--json", "--db", str(db))
+    assert result.exit_code == 1
+    found = {r["match_id"]: r for r in json.loads(result.stdout)}
+    assert found[match_id]["ok"] is False
+    assert found[match_id]["divergence"]["seq"] == seq
+    assert found[match_id]["divergence"]["kind"] == "score"
+    assert found[ids["people"]]["ok"] is True
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["verify"], "give a MATCH_ID or --all"),
+        (["verify", "x", "--all"], "give a MATCH_ID or --all"),
+        (["verify", "no-such"], "no match 'no-such'"),
+    ],
+)
+def test_usage_errors_are_one_line(db: Path, args: list[str], message: str) -> None:
+    result = run(*args, "--db", str(db))
+    assert result.exit_code == 1
+    assert result.stderr.startswith(f"error: {message}") and result.stderr.count("\n") == 1
+
+
+def test_an_empty_store_verifies_clean(tmp_path: Path) -> None:
+    result = run("verify", "--all", "--db", str(tmp_path / "empty.db"))
+    assert result.exit_code == 0 and result.stdout == ""
+    assert "verified 0 match(es)" in result.stderr
