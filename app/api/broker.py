@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import weakref
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
@@ -57,10 +58,24 @@ class Subscription:
         self._broker.unsubscribe(self)
 
 
+_BROKERS: weakref.WeakSet[EventBroker] = weakref.WeakSet()
+
+
+def close_all_feeds() -> None:
+    """The server is stopping: end every open feed cleanly (clients resume with Last-Event-ID).
+
+    Call on the event loop, before the server waits for its connections to finish.
+    """
+    for broker in list(_BROKERS):
+        broker.close_feeds()
+
+
 class EventBroker:
     """Fans appended events out to the open streams of their match."""
 
     def __init__(self, notifications: NotificationReader | None = None, follow_every: float = 0.5):
+        self.closing = False
+        _BROKERS.add(self)
         self._subs: dict[str, set[Subscription]] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
         self._notifications = notifications
@@ -85,12 +100,17 @@ class EventBroker:
             self._follower = asyncio.create_task(self._follow(offload), name="basra-follower")
 
     async def stop(self) -> None:
-        """Stop following and wake every stream so it can notice the shutdown."""
+        """Stop following, and end every open feed."""
         if self._follower is not None:
             self._follower.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self._follower
             self._follower = None
+        self.close_feeds()
+
+    def close_feeds(self) -> None:
+        """Mark the broker closing and wake every stream so that it ends."""
+        self.closing = True
         for subs in list(self._subs.values()):
             for sub in list(subs):
                 sub.push([])

@@ -85,9 +85,11 @@ async def _feed(
                 yield ServerSentEventMessage(data=line.decode(), id=recorded.seq)
                 last = recorded.seq
             else:
-                if ended:
-                    return
+                if ended or runtime.broker.closing:
+                    return  # a stopping server ends the feed; the client resumes elsewhere
                 batches = await subscription.next(runtime.settings.keepalive_seconds)
+                if runtime.broker.closing:
+                    return
                 if batches is None:
                     yield ServerSentEventMessage(data=None, comment="keepalive")
                     pending = []

@@ -4,29 +4,43 @@ Several workers need PostgreSQL (each is a separate process with its own connect
 embedded SQLite file is for one process). DESIGN pitfall 11: uvicorn's own ``--workers`` binds
 its socket without ``IPPROTO_TCP``, so accepted connections lose ``TCP_NODELAY`` and every
 keep-alive request waits ~40 ms for a delayed ACK. Here the socket is bound with the protocol
-set, then handed to uvicorn's supervisor, so every worker's connections keep ``TCP_NODELAY``.
+set and shared by a small supervisor with every worker, so their connections keep
+``TCP_NODELAY``. A stopping server ends its open SSE feeds first (clients resume with
+``Last-Event-ID``) rather than waiting for them to time out.
 The store is opened once before any worker starts, so a fresh SQLite file or PostgreSQL schema
 is created by one process only.
 """
 
 from __future__ import annotations
 
+import logging
+import multiprocessing
+import multiprocessing.process
 import os
+import signal
 import socket
+import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import uvicorn
 from litestar import Litestar
-from uvicorn.supervisors import Multiprocess
 
 from app.api.app import create_app
+from app.api.broker import close_all_feeds
 from app.config import StoreConfig, resolve_store
 from app.service import MatchService
 
+log = logging.getLogger("basra.api.server")
+
 GRACEFUL_SHUTDOWN_SECONDS = 3
-"""How long a stopping server waits for open requests (live streams are then closed)."""
+"""How long a stopping server waits for requests in flight (live feeds are ended first)."""
+
+STARTUP_SECONDS = 10.0
+"""A worker that dies sooner than this after starting is a start-up failure, not a crash."""
 
 
 @dataclass(frozen=True)
@@ -87,6 +101,31 @@ def listening_socket(host: str, port: int) -> socket.socket:
     return sock
 
 
+class FeedClosingServer(uvicorn.Server):
+    """uvicorn, ending open SSE feeds first when it stops (so it need not wait them out)."""
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        """End the live feeds cleanly, then uvicorn's own graceful shutdown."""
+        close_all_feeds()
+        await super().shutdown(sockets)
+
+
+def _uvicorn_options(options: ServeOptions) -> dict[str, Any]:
+    return {
+        "access_log": options.access_log,
+        "log_level": options.log_level,
+        "timeout_graceful_shutdown": GRACEFUL_SHUTDOWN_SECONDS,
+        "lifespan": "on",
+    }
+
+
+def _worker(options: ServeOptions, sock: socket.socket) -> None:
+    """One worker process: the app from the environment, on the shared socket."""
+    factory = "app.api.server:app_from_env"
+    config = uvicorn.Config(factory, factory=True, **_uvicorn_options(options))
+    FeedClosingServer(config).run(sockets=[sock])
+
+
 def serve_until_stopped(
     options: ServeOptions, announce: Callable[[StoreConfig], None] | None = None
 ) -> None:
@@ -94,25 +133,57 @@ def serve_until_stopped(
     config = prepare_store(options)
     if announce is not None:
         announce(config)
-    common = {
-        "host": options.host,
-        "port": options.port,
-        "access_log": options.access_log,
-        "log_level": options.log_level,
-        "timeout_graceful_shutdown": GRACEFUL_SHUTDOWN_SECONDS,
-        "lifespan": "on",
-    }
     if options.workers <= 1:
         app = create_app(db=options.db, database_url=options.database_url)
-        uvicorn.Server(uvicorn.Config(app, **common)).run()  # type: ignore[arg-type]
+        uv_config = uvicorn.Config(
+            app, host=options.host, port=options.port, **_uvicorn_options(options)
+        )
+        FeedClosingServer(uv_config).run()
         return
-    # Workers build their own app from the environment (they are spawned, not forked).
+    # Workers are spawned (not forked) and build their app from the environment.
     if options.db is not None:
         os.environ["BASRA_DB"] = str(options.db)
     if options.database_url is not None:
         os.environ["BASRA_DATABASE_URL"] = options.database_url
     sock = listening_socket(options.host, options.port)
-    uv_config = uvicorn.Config(
-        "app.api.server:app_from_env", factory=True, workers=options.workers, **common  # type: ignore[arg-type]
-    )
-    Multiprocess(uv_config, sockets=[sock]).run()
+    try:
+        _supervise(options, sock)
+    finally:
+        sock.close()
+
+
+def _supervise(options: ServeOptions, sock: socket.socket) -> None:
+    """Run ``options.workers`` worker processes until SIGINT or SIGTERM; replace any that dies."""
+    context = multiprocessing.get_context("spawn")
+    stop = threading.Event()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, lambda *_: stop.set())
+
+    def start() -> tuple[multiprocessing.process.BaseProcess, float]:
+        process = context.Process(target=_worker, args=(options, sock), name="basra-worker")
+        process.start()
+        return process, time.monotonic()
+
+    workers = [start() for _ in range(options.workers)]
+    failed = False
+    while not stop.wait(0.5):
+        for index, (process, started) in enumerate(workers):
+            if process.is_alive():
+                continue
+            if time.monotonic() - started < STARTUP_SECONDS:
+                log.error("worker %s failed while starting; stopping", process.pid)
+                failed = True
+                stop.set()
+                break
+            log.warning("worker %s died (exit %s); starting another", process.pid, process.exitcode)
+            workers[index] = start()
+    for process, _ in workers:
+        if process.is_alive() and process.pid is not None:
+            os.kill(process.pid, signal.SIGTERM)
+    for process, _ in workers:
+        process.join(GRACEFUL_SHUTDOWN_SECONDS + 5)
+        if process.is_alive():
+            process.kill()
+            process.join()
+    if failed:
+        raise ServeError("a worker could not start; see its log above")

@@ -15,7 +15,7 @@ import httpx
 import uvicorn
 from litestar import Litestar
 
-from app.api.server import listening_socket
+from app.api.server import FeedClosingServer, listening_socket
 
 SUPPORT_TOKEN = "support-secret-for-tests"
 """The support token the test apps are configured with."""
@@ -71,7 +71,7 @@ class ThreadServer:
         config = uvicorn.Config(
             app, log_level="warning", lifespan="on", timeout_graceful_shutdown=1
         )
-        self.server = uvicorn.Server(config)
+        self.server = FeedClosingServer(config)
         self.thread = threading.Thread(
             target=self.server.run, kwargs={"sockets": [self.sock]}, daemon=True
         )
