@@ -118,8 +118,9 @@ def replay(
 ) -> None:
     """Step through a recorded match with single keys (on a terminal; ? lists them).
 
-    With --step N the position after event seq N is printed and the command exits. Without a
-    terminal, keys are read from standard input (e.g. `printf 'nn>q' | basra replay ID`).
+    With --step N the position after event seq N is printed and the command exits (--json
+    prints it as data; the last position without --step). Without a terminal, keys are read
+    from standard input (e.g. `printf 'nn>q' | basra replay ID`).
     """
     viewer = _viewer(as_seat, support)
     with _service(db) as service:
