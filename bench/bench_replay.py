@@ -151,8 +151,8 @@ def _env(url: str | None) -> dict[str, str]:
 
 def sample_verify(
     db: Path, url: str | None, ids: list[str], repeats: int
-) -> dict[str, list[float]]:
-    """Matches per second: audit alone, store + audit in process, and the CLI."""
+) -> tuple[dict[str, list[float]], int]:
+    """Matches per second (audit alone, store + audit in process, the CLI); events in all."""
     service = _open(db, url)
     try:
         streams: list[list[RecordedEvent]] = [service.events(i) for i in ids]
@@ -179,7 +179,7 @@ def sample_verify(
         rates["audit"].append(timed(audit_all))
         rates["store"].append(timed(store_all))
         rates["cli"].append(len(ids) / _basra(["verify", "--all", "--db", str(db)], _env(url)))
-    return rates
+    return rates, sum(len(s) for s in streams)
 
 
 def _p95(values: list[float]) -> float:
@@ -204,20 +204,22 @@ def main() -> None:
         jumps = sample_jumps(db, args.database_url, match_id, args.jumps, rng)
         jumps["cli"] = sample_cli_jumps(db, args.database_url, match_id, length, args.cli_jumps,
                                         rng)
-        rates = sample_verify(db, args.database_url, ids, args.repeats)
+        rates, events = sample_verify(db, args.database_url, ids, args.repeats)
     result = {
         "store": "postgresql" if args.database_url else "sqlite",
         "match_events": length,
         "jumps": {k: {"median_ms": statistics.median(v), "p95_ms": _p95(v), "n": len(v)}
                   for k, v in jumps.items()},
         "verify_matches": len(ids),
+        "verify_events": events,
         "verify_per_s": {k: {"median": statistics.median(v), "n": len(v)}
                          for k, v in rates.items()},
     }
     if args.json:
         print(json.dumps(result, indent=2))
         return
-    print(f"store: {result['store']}; match of {length} events; {len(ids)} matches verified")
+    print(f"store: {result['store']}; match of {length} events; {len(ids)} matches"
+          f" ({events} events) verified")
     for kind, figures in result["jumps"].items():
         print(f"  open+jump {kind:<5} median {figures['median_ms']:8.2f} ms"
               f"   p95 {figures['p95_ms']:8.2f} ms   (n={figures['n']})")
