@@ -12,7 +12,8 @@ Opening and jumping, per sample (a random seq and a random viewer each time):
   cli    ``basra replay ID --step N`` as a new process (Python start-up and imports included)
 
 ``verify --all``, in one run, interleaved over the repeats:
-  audit  re-adjudicate streams already in memory (the rules alone)
+  audit  re-adjudicate streams already in memory
+  no_bots  the same without checking that bot seats played their bot's pick
   store  read each stream from the store and re-adjudicate it (in process)
   cli    ``basra verify --all`` as a new process, start-up included
 Figures are medians (and the 95th percentile for the jumps); speeds are matches per second.
@@ -158,7 +159,7 @@ def sample_verify(
         streams: list[list[RecordedEvent]] = [service.events(i) for i in ids]
     finally:
         service.close()
-    rates: dict[str, list[float]] = {"audit": [], "store": [], "cli": []}
+    rates: dict[str, list[float]] = {"audit": [], "no_bots": [], "store": [], "cli": []}
 
     def timed(work: Callable[[], None]) -> float:
         t0 = time.perf_counter()
@@ -167,6 +168,9 @@ def sample_verify(
 
     def audit_all() -> None:
         assert all(audit(s).ok for s in streams)
+
+    def audit_rules_only() -> None:
+        assert all(audit(s, bots=False).ok for s in streams)
 
     def store_all() -> None:
         opened = _open(db, url)
@@ -177,6 +181,7 @@ def sample_verify(
 
     for _ in range(repeats):
         rates["audit"].append(timed(audit_all))
+        rates["no_bots"].append(timed(audit_rules_only))
         rates["store"].append(timed(store_all))
         rates["cli"].append(len(ids) / _basra(["verify", "--all", "--db", str(db)], _env(url)))
     return rates, sum(len(s) for s in streams)
@@ -224,7 +229,8 @@ def main() -> None:
         print(f"  open+jump {kind:<5} median {figures['median_ms']:8.2f} ms"
               f"   p95 {figures['p95_ms']:8.2f} ms   (n={figures['n']})")
     for kind, figures in result["verify_per_s"].items():
-        print(f"  verify    {kind:<5} median {figures['median']:8.1f} matches/s (n={figures['n']})")
+        print(f"  verify    {kind:<7} median {figures['median']:8.1f} matches/s"
+              f" (n={figures['n']})")
 
 
 if __name__ == "__main__":
