@@ -9,6 +9,7 @@ from domain.events import CardPlayed, CardsDealt, RoundScored, RoundStarted
 from domain.redaction import SUPPORT
 from domain.state import side_of
 from replays.cursor import MatchCursor, Viewer
+from replays.words import card_text
 
 
 class PlayChange(msgspec.Struct, frozen=True, kw_only=True):
@@ -101,3 +102,31 @@ def diff(cursor: MatchCursor, from_seq: int, to_seq: int, viewer: Viewer = SUPPO
         piles=(before.pile_cards, after.pile_cards),
         floor=(before.floor, after.floor),
     )
+
+
+def describe_diff(change: PositionDiff) -> str:
+    """A diff in words: plays, what each side took, Basras announced, scores and carry."""
+    sign = "back from" if change.backward else "since"
+    origin = change.from_seq
+    count = len(change.plays)
+    parts = [f"{count} play{'s' if count != 1 else ''}" if count else "no play"]
+    took = [f"side {side} took {len(cards)}" for side, cards in enumerate(change.taken) if cards]
+    if took:
+        parts.append(", ".join(took) + " from the floor")
+    if change.basras:
+        parts.append(
+            "Basra "
+            + ", ".join(f"seat {p.seat} +{p.basra} ({card_text(p.card)})" for p in change.basras)
+        )
+    for scored in change.rounds_scored:
+        parts.append(f"round {scored.round} scored")
+    before, after = change.scores
+    if before != after:
+        parts.append(f"scores {_totals(before)} → {_totals(after)}")
+    if change.carry[0] != change.carry[1]:
+        parts.append(f"carry {change.carry[0]} → {change.carry[1]}")  # R20
+    return f"{sign} seq {origin}: " + "; ".join(parts)
+
+
+def _totals(totals: tuple[int, ...]) -> str:
+    return "–".join(str(t) for t in totals)

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import textwrap
 from typing import Final
 
 from domain.redaction import SUPPORT
 from replays.cursor import MatchCursor, Step, Viewer, viewer_name
+from replays.diff import describe_diff, diff
 from replays.errors import StepOutOfRangeError
-from replays.render import render_frame
+from replays.render import FRAME_WIDTH, render_frame
 
 KEY_HELP: Final = (
     "keys: n/p event · >/< play · }/{ deal · ]/[ round · ^/$ first/last · g jump to a seq"
@@ -140,6 +142,9 @@ class Session:
         target = cursor.next(self.seq, step) if direction > 0 else cursor.previous(self.seq, step)
         if target == self.seq:
             self.message = "at the last event" if direction > 0 else "at the first event"
+        elif abs(target - self.seq) > 1:
+            # What a longer step passed over: plays, hauls, Basras, scores and carry.
+            self.message = describe_diff(diff(cursor, self.seq, target, self.viewer))
         self.seq = target
 
     def _switch(self, viewer: Viewer) -> None:
@@ -155,6 +160,6 @@ class Session:
         if self.entering is not None:
             lines.append(f"jump to seq (1-{self.cursor.last_seq}), then Enter: {self.entering}")
         elif self.message:
-            lines.append(self.message)
+            lines.append(textwrap.fill(self.message, width=FRAME_WIDTH, subsequent_indent="  "))
         lines.append(KEY_HELP)
         return "\n".join(lines) + "\n"

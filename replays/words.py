@@ -20,6 +20,11 @@ from domain.events import (
 from domain.redaction import SUPPORT
 
 
+def card_text(card: Card) -> str:
+    """One card with its suit symbol (``7♦``)."""
+    return display(card)
+
+
 def cards_text(cards: Sequence[Card]) -> str:
     """Cards with suit symbols, space separated (R1: symbols are for people only)."""
     return " ".join(display(c) for c in cards) if cards else "nothing"

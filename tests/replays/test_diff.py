@@ -6,8 +6,8 @@ from domain.events import CardPlayed, RoundScored
 from domain.redaction import SUPPORT
 from domain.state import side_of
 from replays.cursor import MatchCursor
-from replays.diff import diff
-from tests.replays.streams import bot_match, first_seq
+from replays.diff import describe_diff, diff
+from tests.replays.streams import bot_match, first_seq, golden_events
 
 
 def test_a_diff_over_a_basra_names_the_play_its_groups_and_its_points() -> None:
@@ -70,3 +70,17 @@ def test_a_backward_diff_lists_the_same_plays() -> None:
     assert backward.backward and not forward.backward
     assert backward.plays == forward.plays
     assert backward.scores == (forward.scores[1], forward.scores[0])
+
+
+def test_a_diff_in_words_names_the_hauls_basras_and_scores() -> None:
+    # given the whole of round 1 of a golden match (two Basras by seat 1, R14)
+    cursor = MatchCursor(golden_events("golden-classic-2"))
+    scored = first_seq(list(cursor.events()), RoundScored)
+    # when it is put in words
+    text = describe_diff(diff(cursor, 5, scored))
+    # then it counts the plays and names the Basras, the score and the hauls
+    assert text.startswith("since seq 5: 48 plays; side 0 took ")
+    assert "Basra seat 1 +10 (2♦), seat 1 +10 (6♠)" in text
+    assert "round 1 scored; scores 0–0 → 38–25" in text
+    assert describe_diff(diff(cursor, scored, 5)).startswith("back from seq 59: 48 plays")
+    assert describe_diff(diff(cursor, 1, 3)) == "since seq 1: no play"

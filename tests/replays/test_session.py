@@ -45,6 +45,8 @@ def test_play_deal_and_round_keys_land_on_their_landmarks(session: Session) -> N
     _press(session, "]")
     assert session.seq == cursor.landmarks(Step.ROUND)[1]
     assert isinstance(cursor.recorded(session.seq).event, FloorDealt)
+    # a step over many events says what it passed over
+    assert "round 1 scored; scores 0–0 → " in " ".join(session.frame().split())
     _press(session, "[")
     assert session.seq == cursor.landmarks(Step.ROUND)[0]
     _press(session, "}}")
