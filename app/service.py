@@ -36,7 +36,7 @@ log = logging.getLogger(__name__)
 Listener = Callable[[str, list[RecordedEvent]], None]
 """Called with (match id, the events just appended) after every successful append."""
 
-SNAPSHOT_EVERY = 100
+SNAPSHOT_EVERY = 50
 """A snapshot is kept each time a stream passes a multiple of this many events."""
 
 CARDS_DEALT_PER_ROUND = 48

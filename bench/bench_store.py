@@ -35,7 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from app.config import StoreConfig, parse_database_url
 from app.readmodels import ReadModels
-from app.service import MatchService, utc_now
+from app.service import SNAPSHOT_EVERY, MatchService, utc_now
 from app.store import MatchStore
 from app.store_postgres import drop_schema
 from domain.commands import CreateMatch
@@ -207,9 +207,11 @@ def loads(store: MatchStore, label: str, repeats: int) -> None:
     service = MatchService(store)
     match_id = long_match(service)
     events = store.last_seq(match_id)
-    # The worst case for a cold load: the latest snapshot 99 events behind the end.
+    # The worst case for a cold load: the latest snapshot SNAPSHOT_EVERY - 1 events back.
+    behind = SNAPSHOT_EVERY - 1
     store.drop_snapshots()
-    store.save_snapshot(match_id, fold(r.event for r in store.read(match_id, upto_seq=events - 99)))
+    early = store.read(match_id, upto_seq=events - behind)
+    store.save_snapshot(match_id, fold(r.event for r in early))
     snapshot = store.latest_snapshot(match_id)
     service.load(match_id)
     cached = per_call(lambda: service.load(match_id), 500, repeats)
@@ -219,7 +221,7 @@ def loads(store: MatchStore, label: str, repeats: int) -> None:
     print(f"## Loading a {events}-event match ({label}; snapshot at seq {where})")
     for name, figures in (
         ("cached state + read of newer events (common case)", cached),
-        ("cold: snapshot 99 events back + the 99 after it", cold),
+        (f"cold: snapshot {behind} events back + the {behind} after it", cold),
         ("cold: whole stream read and folded", full),
     ):
         runs = ", ".join(f"{x * 1e3:.3f}" for x in figures)
