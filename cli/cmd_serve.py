@@ -27,6 +27,9 @@ def serve(
         int, typer.Option(min=1, max=64, help="Worker processes (more than one needs PostgreSQL).")
     ] = 1,
     access_log: Annotated[bool, typer.Option(help="Log every request on stderr.")] = False,
+    server: Annotated[
+        str, typer.Option(help="ASGI server: uvicorn, or granian when it is installed.")
+    ] = "uvicorn",
 ) -> None:
     """Serve the HTTP API until interrupted (OpenAPI and a browsable page at /schema)."""
     from app.api.server import ServeOptions, describe, serve_until_stopped
@@ -39,9 +42,12 @@ def serve(
         database_url=database_url,
         workers=workers,
         access_log=access_log,
+        server=server,
     )
 
     def announce(config: StoreConfig) -> None:
-        echo_err(f"basra API on http://{host}:{port}, {workers} worker(s), {describe(config)}")
+        echo_err(
+            f"basra API on http://{host}:{port} ({server}, {workers} worker(s)), {describe(config)}"
+        )
 
     serve_until_stopped(options, announce)

@@ -79,6 +79,9 @@ async def authenticate(
 
 async def _proves(runtime: ApiRuntime, claim: TokenClaim) -> bool:
     """True when the claimed seat's stored token hash is the presented token's hash."""
+    cached = runtime.facts.cached(claim.match_id)
+    if cached is not None and claim.seat in cached.token_hashes:
+        return same_hash(cached.token_hashes[claim.seat], claim.token_hash)  # seats never change
     try:
         facts = await runtime.call(runtime.facts.get, claim.match_id)
         if claim.seat not in facts.token_hashes:

@@ -112,6 +112,16 @@ class FactsCache:
                 # A gap: another process appended in between; read it all again when needed.
                 del self._facts[match_id]
 
+    def cached(self, match_id: str) -> MatchFacts | None:
+        """The facts this process holds, without reading the store (safe on the event loop)."""
+        with self._lock:
+            return self._facts.get(match_id)
+
+    def refresh(self, match_id: str) -> MatchFacts:
+        """The facts with everything any process appended so far (one read of the store)."""
+        facts = self.cached(match_id)
+        return self.get(match_id, known_seq=(facts.upto + 1) if facts is not None else None)
+
     def get(self, match_id: str, *, known_seq: int | None = None) -> MatchFacts:
         """The match's facts, read from the store when unknown or older than ``known_seq``.
 

@@ -180,13 +180,19 @@ def play(
     caused_by: str,
     idempotency_key: str | None,
 ) -> PlayResponse:
-    """Play a card (then the bots' replies); a retried idempotent play returns the first result."""
+    """Play a card (then the bots' replies); a retried idempotent play returns the first result.
+
+    An earlier play with the same key is looked for in this process's facts first. Without
+    ``seq`` the store is read too, since a card can come back in a later round's hand; with
+    ``seq`` a repeat can never be applied again (the stream has moved past it), so the store is
+    read only if the play is refused.
+    """
     card = parse_card(card_text)
     if idempotency_key is None:
         request_id = new_request_id()
     else:
         request_id = idempotent_request_id(match_id, seat, idempotency_key, card, expected_seq)
-        first = _earlier(service, facts, match_id, request_id, service.load(match_id).events)
+        first = _earlier(facts, match_id, request_id, fresh=expected_seq is None)
         if first is not None:
             return _replayed(service, match_id, seat, first)
     for attempt in range(CONFLICT_RETRIES):
@@ -203,7 +209,7 @@ def play(
         except (ConflictError, NotYourTurnError, CardNotInHandError, MatchEndedError):
             if idempotency_key is not None:
                 # Another process may have applied this very request meanwhile.
-                first = _earlier(service, facts, match_id, request_id, None)
+                first = _earlier(facts, match_id, request_id, fresh=True)
                 if first is not None:
                     return _replayed(service, match_id, seat, first)
             if expected_seq is not None or attempt == CONFLICT_RETRIES - 1:
@@ -214,18 +220,13 @@ def play(
 
 
 def _earlier(
-    service: MatchService,
-    facts: FactsCache,
-    match_id: str,
-    request_id: str,
-    known_seq: int | None,
+    facts: FactsCache, match_id: str, request_id: str, *, fresh: bool
 ) -> RequestRecord | None:
     """The record of an earlier play with the same key, or None; 422 if its body differed."""
-    if known_seq is None:
-        known_seq = service.load(match_id).events
-    match_facts = facts.get(match_id, known_seq=known_seq)
-    scope = request_scope(request_id)
-    record = match_facts.requests.get(scope)
+    match_facts = facts.refresh(match_id) if fresh else facts.cached(match_id)
+    if match_facts is None:
+        match_facts = facts.get(match_id)
+    record = match_facts.requests.get(request_scope(request_id))
     if record is None:
         return None
     if record.request_id != request_id:
@@ -265,7 +266,9 @@ def _result(
 
 def _seat_view_at(service: MatchService, match_id: str, seat: int, seq: int) -> SeatView:
     """The seat's view right after ``seq`` (folded again only when the match has moved on)."""
-    state = service.load(match_id)
+    state = service.cache.get(match_id)  # the state the command just stored, if still current
+    if state is None or state.events != seq:
+        state = service.load(match_id)
     if state.events != seq:
         state = fold(r.event for r in service.events(match_id) if r.seq <= seq)
     return seat_view(state, seat)

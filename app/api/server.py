@@ -54,6 +54,11 @@ class ServeOptions:
     workers: int = 1
     access_log: bool = False
     log_level: str = "info"
+    server: str = "uvicorn"
+
+
+SERVERS = ("uvicorn", "granian")
+"""The ASGI servers ``basra serve`` can run under (granian only when installed)."""
 
 
 class ServeError(ValueError):
@@ -130,9 +135,14 @@ def serve_until_stopped(
     options: ServeOptions, announce: Callable[[StoreConfig], None] | None = None
 ) -> None:
     """Serve until interrupted; ``announce`` hears which store once it is ready."""
+    if options.server not in SERVERS:
+        raise ServeError(f"unknown server {options.server!r}; choose uvicorn or granian")
     config = prepare_store(options)
     if announce is not None:
         announce(config)
+    if options.server == "granian":
+        _serve_granian(options)
+        return
     if options.workers <= 1:
         app = create_app(db=options.db, database_url=options.database_url)
         uv_config = uvicorn.Config(
@@ -140,16 +150,44 @@ def serve_until_stopped(
         )
         FeedClosingServer(uv_config).run()
         return
-    # Workers are spawned (not forked) and build their app from the environment.
-    if options.db is not None:
-        os.environ["BASRA_DB"] = str(options.db)
-    if options.database_url is not None:
-        os.environ["BASRA_DATABASE_URL"] = options.database_url
+    _export_store(options)
     sock = listening_socket(options.host, options.port)
     try:
         _supervise(options, sock)
     finally:
         sock.close()
+
+
+def _export_store(options: ServeOptions) -> None:
+    """Worker processes build their app from the environment: hand them the store."""
+    if options.db is not None:
+        os.environ["BASRA_DB"] = str(options.db)
+    if options.database_url is not None:
+        os.environ["BASRA_DATABASE_URL"] = options.database_url
+
+
+def _serve_granian(options: ServeOptions) -> None:
+    """granian (HTTP in Rust): its own workers, each a process with TCP_NODELAY connections."""
+    try:
+        from granian import Granian
+        from granian.constants import Interfaces
+    except ImportError:
+        raise ServeError(
+            "granian is not installed (pip install granian); use --server uvicorn"
+        ) from None
+    _export_store(options)
+    Granian(
+        "app.api.server:app_from_env",
+        factory=True,
+        address=options.host,
+        port=options.port,
+        interface=Interfaces.ASGI,
+        workers=options.workers,
+        websockets=False,
+        log_access=options.access_log,
+        workers_kill_timeout=GRACEFUL_SHUTDOWN_SECONDS,
+        respawn_failed_workers=True,
+    ).serve()
 
 
 def _supervise(options: ServeOptions, sock: socket.socket) -> None:
