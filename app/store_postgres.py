@@ -32,9 +32,12 @@ def ensure_schema(settings: PostgresSettings) -> None:
     if settings.schema == "public":
         return
     with connect(settings) as connection:
-        connection.execute(
-            sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(sql.Identifier(settings.schema))
-        )
+        try:
+            connection.execute(
+                sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(sql.Identifier(settings.schema))
+            )
+        except psycopg.errors.UniqueViolation:
+            pass  # another process created it at the same moment
 
 
 def drop_schema(settings: PostgresSettings) -> None:
