@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+
 import psycopg
 from psycopg import sql
 
@@ -32,12 +34,11 @@ def ensure_schema(settings: PostgresSettings) -> None:
     if settings.schema == "public":
         return
     with connect(settings) as connection:
-        try:
+        # Another process creating the same schema at the same moment is not an error.
+        with contextlib.suppress(psycopg.errors.UniqueViolation):
             connection.execute(
                 sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(sql.Identifier(settings.schema))
             )
-        except psycopg.errors.UniqueViolation:
-            pass  # another process created it at the same moment
 
 
 def drop_schema(settings: PostgresSettings) -> None:
