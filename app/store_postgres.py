@@ -33,12 +33,11 @@ def ensure_schema(settings: PostgresSettings) -> None:
     """``CREATE SCHEMA IF NOT EXISTS`` the settings' schema."""
     if settings.schema == "public":
         return
-    with connect(settings) as connection:
-        # Another process creating the same schema at the same moment is not an error.
-        with contextlib.suppress(psycopg.errors.UniqueViolation):
-            connection.execute(
-                sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(sql.Identifier(settings.schema))
-            )
+    # Another process creating the same schema at the same moment is not an error.
+    with connect(settings) as connection, contextlib.suppress(psycopg.errors.UniqueViolation):
+        connection.execute(
+            sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(sql.Identifier(settings.schema))
+        )
 
 
 def drop_schema(settings: PostgresSettings) -> None:
