@@ -95,14 +95,18 @@ def _create(state: MatchState, cmd: CreateMatch) -> tuple[Event, ...]:
     return (created, *_open_round(rules, cmd.seats, key, 1, first_dealer(key, cmd.seats)))
 
 
-def _take_seat(state: MatchState, cmd: TakeSeat) -> tuple[Event, ...]:
+def _open_table_seat(state: MatchState, seat: int) -> MatchSetup:
+    """The setup of a match not yet ended, with ``seat`` one of its seats."""
     setup = _require_setup(state)
     if state.status == "ended":
         raise MatchEndedError("the match has ended")
-    if not 0 <= cmd.seat < setup.seats:
-        raise InvalidSeatError(
-            f"seat {cmd.seat} is not a seat of this table (0..{setup.seats - 1})"
-        )
+    if not 0 <= seat < setup.seats:
+        raise InvalidSeatError(f"seat {seat} is not a seat of this table (0..{setup.seats - 1})")
+    return setup
+
+
+def _take_seat(state: MatchState, cmd: TakeSeat) -> tuple[Event, ...]:
+    setup = _open_table_seat(state, cmd.seat)
     if state.names[cmd.seat] is not None:
         raise SeatTakenError(f"seat {cmd.seat} is taken")
     name = cmd.name.strip()
@@ -119,13 +123,7 @@ def _take_seat(state: MatchState, cmd: TakeSeat) -> tuple[Event, ...]:
 
 
 def _leave(state: MatchState, cmd: LeaveMatch) -> tuple[Event, ...]:
-    setup = _require_setup(state)
-    if state.status == "ended":
-        raise MatchEndedError("the match has ended")
-    if not 0 <= cmd.seat < setup.seats:
-        raise InvalidSeatError(
-            f"seat {cmd.seat} is not a seat of this table (0..{setup.seats - 1})"
-        )
+    setup = _open_table_seat(state, cmd.seat)
     reveal = setup.secret.hex() if setup.secret is not None else None
     if state.status == "waiting":
         return (MatchEnded(None, "abandoned", state.totals, reveal, cmd.seat),)
