@@ -6,16 +6,19 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from app.readmodel_matches import MatchSummaryView
-from app.readmodels import ReadModels
 from app.service import MatchService
 from cli.common import DbOption, JsonOption, app, dump_json, echo_err, handles_errors, resolve_db
 from domain.redaction import SUPPORT
 from replays.replay_file import write_replay
+
+if TYPE_CHECKING:
+    # sqlite-utils is slow to import: only the commands that read the read models load it.
+    from app.readmodel_matches import MatchSummaryView
+    from app.readmodels import ReadModels
 
 projections = typer.Typer(
     help="Cross-match read models (the matches list): rebuild them from the event log.",
@@ -36,6 +39,12 @@ def _service(db: Path | None) -> Iterator[MatchService]:
         yield service
     finally:
         service.close()
+
+
+def _read_models(service: MatchService) -> ReadModels:
+    from app.readmodels import ReadModels
+
+    return ReadModels.for_store(service.store)
 
 
 def _caught_up(read: ReadModels, *, rebuild: bool = False) -> int:
@@ -68,7 +77,7 @@ def matches(
 ) -> None:
     """List recorded matches, newest first (from the read models, brought up to date first)."""
     with _service(db) as service:
-        read = ReadModels.for_store(service.store)
+        read = _read_models(service)
         try:
             _caught_up(read)
             rows = read.matches(status=status, limit=limit)
@@ -153,7 +162,7 @@ def rebuild(
     with _service(db) as service:
         if snapshots:
             echo_err(f"dropped {service.store.drop_snapshots()} snapshot(s)")
-        read = ReadModels.for_store(service.store)
+        read = _read_models(service)
         try:
             applied = _caught_up(read, rebuild=True)
             count = len(read.matches())
@@ -167,7 +176,7 @@ def rebuild(
 def status(db: DbOption = None, json: JsonOption = False) -> None:
     """Show how far the read models have followed the event log (without updating them)."""
     with _service(db) as service:
-        read = ReadModels.for_store(service.store)
+        read = _read_models(service)
         try:
             info = {
                 "file": str(read.path),
