@@ -432,7 +432,12 @@ def server(kind: str, workdir: Path, server_name: str = "uvicorn") -> Iterator[i
     log = (workdir / f"{kind}-{port}.log").open("wb")
     process = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT)
     try:
-        asyncio.run(_wait_healthy(port, process))
+        try:
+            asyncio.run(_wait_healthy(port, process))
+        except RuntimeError:
+            log.flush()
+            tail = (workdir / f"{kind}-{port}.log").read_text(errors="replace")[-2000:]
+            raise RuntimeError(f"{kind} server on port {port} did not start:\n{tail}") from None
         yield port
     finally:
         process.terminate()

@@ -83,7 +83,7 @@ async def _proves(runtime: ApiRuntime, claim: TokenClaim) -> bool:
     if cached is not None and claim.seat in cached.token_hashes:
         return same_hash(cached.token_hashes[claim.seat], claim.token_hash)  # seats never change
     try:
-        facts = await runtime.call(runtime.facts.get, claim.match_id)
+        facts = await runtime.offload(runtime.facts.get, claim.match_id)
         if claim.seat not in facts.token_hashes:
             # The seat may have been taken through another process since these facts were read.
             facts = await runtime.call(runtime.facts.get, claim.match_id, known_seq=facts.upto + 1)

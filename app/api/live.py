@@ -52,7 +52,7 @@ async def open_feed(
             raise InvalidValueError(
                 f"Last-Event-ID {after} is past the match's last seq {state.events}"
             )
-        backlog = await runtime.call(runtime.service.events, match_id, after)
+        backlog = await runtime.offload(runtime.service.events, match_id, after)
     except BaseException:
         subscription.close()
         raise
@@ -98,6 +98,6 @@ async def _feed(
                 if pushed is not None:
                     pending = pushed
                     continue
-            pending = await runtime.call(runtime.service.events, match_id, last)
+            pending = await runtime.offload(runtime.service.events, match_id, last)
     finally:
         subscription.close()

@@ -76,8 +76,27 @@ def _play_to_the_end(steps: HttpSteps, match_id: str, token: str) -> dict[str, o
     return view
 
 
-def test_a_whole_practice_match_over_real_http_with_sse(tmp_path: Path) -> None:
-    with basra_serve(tmp_path, "--db", str(tmp_path / "e2e.db")) as url, httpx.Client() as http:
+def _granian_missing() -> bool:
+    try:
+        import granian  # noqa: F401
+    except ImportError:
+        return True
+    return False
+
+
+SERVERS = [
+    "uvicorn",
+    pytest.param(
+        "granian",
+        marks=pytest.mark.skipif(_granian_missing(), reason="granian is not installed"),
+    ),
+]
+
+
+@pytest.mark.parametrize("server", SERVERS)
+def test_a_whole_practice_match_over_real_http_with_sse(tmp_path: Path, server: str) -> None:
+    served = basra_serve(tmp_path, "--db", str(tmp_path / "e2e.db"), "--server", server)
+    with served as url, httpx.Client() as http:
         steps = HttpSteps(http, url)
         assert http.get(f"{url}/schema").status_code == 200
         assert http.get(f"{url}/schema/openapi.json").json()["openapi"].startswith("3.1")

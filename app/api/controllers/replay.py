@@ -29,7 +29,7 @@ class ReplayController(Controller):
         viewer = None
         if authorization is not None:
             viewer = (await authenticate(runtime, authorization, match_id)).seat
-        body = await runtime.call(ops.replay_file, runtime.service, match_id, viewer)
+        body = await runtime.offload(ops.replay_file, runtime.service, match_id, viewer)
         return Response(
             body,
             media_type=MEDIA_TYPE,

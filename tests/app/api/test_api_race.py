@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import threading
 from collections import Counter
+from dataclasses import replace
 from collections.abc import Sequence
 from pathlib import Path
 
 import httpx
 import pytest
-from litestar import Litestar
 
 from app.api.app import create_app
 from app.api.settings import ApiSettings
@@ -58,11 +58,13 @@ def _match_urls(base_urls: Sequence[str], match_id: str) -> list[str]:
     return [f"{url}/matches/{match_id}" for url in base_urls]
 
 
+@pytest.mark.parametrize("store_calls", ["inline", "threads"])
 @pytest.mark.parametrize("mode", ["same_key", "same_seq", "bare"])
 def test_many_identical_plays_at_once_apply_exactly_once(
-    api_app: Litestar, api_service: MatchService, mode: str
+    api_service: MatchService, api_settings: ApiSettings, mode: str, store_calls: str
 ) -> None:
-    with serving(api_app) as server, httpx.Client() as http:
+    settings = replace(api_settings, store_calls=store_calls)
+    with serving(create_app(api_service, settings=settings)) as server, httpx.Client() as http:
         steps = HttpSteps(http, server.url)
         match_id, token = steps.practice(seed=f"race-{mode}")
         view = steps.view(match_id, token)
