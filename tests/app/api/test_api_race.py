@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import threading
 from collections import Counter
-from dataclasses import replace
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 import httpx
