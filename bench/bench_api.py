@@ -414,10 +414,14 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def server(kind: str, workdir: Path, server_name: str = "uvicorn") -> Iterator[int]:
+def server(
+    kind: str, workdir: Path, server_name: str = "uvicorn", store_calls: str | None = None
+) -> Iterator[int]:
     """Start the ``api`` or ``baseline`` server on a fresh file; its port; stopped after."""
     port = free_port()
     env = dict(os.environ)
+    if store_calls is not None:
+        env["BASRA_API_STORE_CALLS"] = store_calls
     for name in list(env):
         if name.startswith("POSTGRES_") or name == "BASRA_DATABASE_URL":
             del env[name]
@@ -490,6 +494,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--servers", default="uvicorn", help="comma-separated: uvicorn and/or granian"
     )
+    parser.add_argument(
+        "--compare-threads",
+        action="store_true",
+        help="also run the API with every store call on worker threads (BASRA_API_STORE_CALLS)",
+    )
     args = parser.parse_args(argv)
     if args.command == "baseline-server":
         serve_baseline(args.port, args.server)
@@ -517,6 +526,7 @@ def main(argv: list[str] | None = None) -> None:
 
 def _throughput(args: argparse.Namespace, workdir: Path, name: str) -> dict[str, Any]:
     api: list[float] = []
+    threads: list[float] = []
     baseline: list[float] = []
     for r in range(args.rounds):
         with server("baseline", workdir, name) as port:
@@ -525,12 +535,27 @@ def _throughput(args: argparse.Namespace, workdir: Path, name: str) -> dict[str,
             )
         with server("api", workdir, name) as port:
             api.append(asyncio.run(throughput_api(port, args.concurrency, args.duration, r)))
+        if args.compare_threads:
+            with server("api", workdir, name, store_calls="threads") as port:
+                threads.append(
+                    asyncio.run(throughput_api(port, args.concurrency, args.duration, r))
+                )
         print(
-            f"{name} round {r + 1}: baseline {baseline[-1]:.1f} req/s, api {api[-1]:.1f} plays/s",
+            f"{name} round {r + 1}: baseline {baseline[-1]:.1f} req/s, api {api[-1]:.1f} plays/s"
+            + (f", api with threads {threads[-1]:.1f} plays/s" if threads else ""),
             file=sys.stderr,
         )
     ratio = statistics.median(api) / statistics.median(baseline)
-    return {
+    extra: dict[str, Any] = {}
+    if threads:
+        extra = {
+            "api_threads_plays_per_s": [round(x, 1) for x in threads],
+            "api_threads_median": round(statistics.median(threads), 1),
+            "threads_ratio_of_medians": round(
+                statistics.median(threads) / statistics.median(baseline), 3
+            ),
+        }
+    return extra | {
         "baseline_requests_per_s": [round(x, 1) for x in baseline],
         "api_plays_per_s": [round(x, 1) for x in api],
         "baseline_median": round(statistics.median(baseline), 1),
@@ -553,6 +578,12 @@ def _paced(args: argparse.Namespace, workdir: Path, name: str) -> dict[str, Any]
                 paced_api(port, args.paced_matches, args.interval, args.paced_duration, r)
             )
         run = {"baseline": base.summary(), "api": api.summary()}
+        if args.compare_threads:
+            with server("api", workdir, name, store_calls="threads") as port:
+                threaded = asyncio.run(
+                    paced_api(port, args.paced_matches, args.interval, args.paced_duration, r)
+                )
+            run["api_threads"] = threaded.summary()
         runs.append(run)
         print(f"{name} paced round {r + 1}: {json.dumps(run)}", file=sys.stderr)
     p99s = [run["api"]["p99"] for run in runs]
