@@ -73,9 +73,10 @@ def _inline(mode: str, service: MatchService) -> bool:
 
     On the embedded SQLite store one process is the only writer and every command's append is
     serialized anyway; a hop to a worker thread and back then only adds context switches and
-    GIL hand-offs to each command. Measured with bench/bench_api.py (uvicorn, synchronous=FULL):
-    about 1.7 times the plays/s and a third of the p99 latency of worker threads. On PostgreSQL
-    a call waits on the network and on other processes' locks (DESIGN pitfall 9): threads.
+    GIL hand-offs to each command. Measured side by side with bench/bench_api.py
+    ``--compare-threads`` (uvicorn, synchronous=FULL; docs/performance.md): 592 against 318
+    plays/s (medians of 3) and a p99 of 14 against 49 ms at 250 plays/s. On PostgreSQL a call
+    waits on the network and on other processes' locks (DESIGN pitfall 9): threads.
     """
     if mode not in ("auto", "inline", "threads"):
         raise ValueError(f"BASRA_API_STORE_CALLS must be auto, inline or threads, not {mode!r}")
