@@ -64,7 +64,7 @@ class ApiRuntime:
         await self.broker.start(self.offload)
 
     async def stop(self) -> None:
-        """On shutdown: stop following, close the store."""
+        """On shutdown: stop following the log and end the open feeds."""
         await self.broker.stop()
 
 
