@@ -188,3 +188,28 @@ def test_a_feed_is_closed_when_the_client_goes_away(api_app: Litestar) -> None:
             time.sleep(0.05)
 
         assert runtime.broker.open_streams == 0
+
+
+def test_a_browser_feed_may_carry_its_token_in_the_query(api: Api) -> None:
+    match_id, token = api.practice(seed="event-source")
+    _finish_by_leaving(api, match_id, token)
+
+    by_query = api.client.get(f"/matches/{match_id}/events?access_token={token}&after=3")
+    wrong = api.client.get(f"/matches/{match_id}/events?access_token=nonsense")
+
+    assert by_query.status_code == 200
+    assert next(m.id for m in parse_sse(by_query.text) if m.data) == 4
+    assert wrong.status_code == 401
+
+
+def test_a_quiet_feed_sends_keepalive_comments(api_app: Litestar) -> None:
+    with serving(api_app) as server, httpx.Client() as http:
+        steps = HttpSteps(http, server.url)
+        match_id, token = steps.practice(seed="keepalive")
+        reader = steps.feed(match_id, token)
+        time.sleep(1.5)  # the test settings send a keep-alive after 1 s of quiet
+        steps.leave(match_id, token)
+        reader.join()
+
+    comments = [m.raw for m in reader.messages if m.data is None]
+    assert any("keepalive" in raw for raw in comments)
