@@ -16,9 +16,19 @@ import typer
 
 from app.errors import CorruptEventError
 from app.service import MatchService
-from cli.common import DbOption, JsonOption, app, dump_json, echo_err, handles_errors, resolve_db
+from cli.common import (
+    AsSeatOption,
+    DbOption,
+    JsonOption,
+    SupportOption,
+    app,
+    dump_json,
+    echo_err,
+    handles_errors,
+    resolve_db,
+    viewer_of,
+)
 from domain.events import MatchCreated
-from domain.redaction import SUPPORT
 from replays.audit import AuditReport, Divergence, audit
 from replays.cursor import MatchCursor, Viewer
 from replays.dispute import dispute_log, render_log
@@ -38,12 +48,6 @@ def _service(db: Path | None) -> Iterator[MatchService]:
         yield service
     finally:
         service.close()
-
-
-def _viewer(as_seat: int | None, support: bool) -> Viewer:
-    if as_seat is not None and support:
-        raise ValueError("give --as SEAT or --support, not both")
-    return SUPPORT if as_seat is None else as_seat
 
 
 @contextmanager
@@ -100,13 +104,8 @@ def replay(
             "--step", help="Print the position after event seq N and exit (no keys).", min=1
         ),
     ] = None,
-    as_seat: Annotated[
-        int | None,
-        typer.Option("--as", help="View as this seat: its own hand only, others hidden (R23)."),
-    ] = None,
-    support: Annotated[
-        bool, typer.Option("--support", help="View as support: every hand (the default).")
-    ] = False,
+    as_seat: AsSeatOption = None,
+    support: SupportOption = False,
     log: Annotated[
         bool,
         typer.Option(
@@ -122,7 +121,7 @@ def replay(
     prints it as data; the last position without --step). Without a terminal, keys are read
     from standard input (e.g. `printf 'nn>q' | basra replay ID`).
     """
-    viewer = _viewer(as_seat, support)
+    viewer: Viewer = viewer_of(as_seat, support)
     with _service(db) as service:
         events = service.events(match_id)
     cursor = MatchCursor(events)

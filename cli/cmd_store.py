@@ -11,8 +11,18 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from app.service import MatchService
-from cli.common import DbOption, JsonOption, app, dump_json, echo_err, handles_errors, resolve_db
-from domain.redaction import SUPPORT
+from cli.common import (
+    AsSeatOption,
+    DbOption,
+    JsonOption,
+    SupportOption,
+    app,
+    dump_json,
+    echo_err,
+    handles_errors,
+    resolve_db,
+    viewer_of,
+)
 from replays.replay_file import write_replay
 
 if TYPE_CHECKING:
@@ -95,8 +105,10 @@ def matches(
 
 def _line(row: MatchSummaryView) -> str:
     totals = "-".join(str(t) for t in row.totals)
-    winner = "draw" if row.status == "ended" and row.winner is None else (
-        f"side {row.winner}" if row.winner is not None else ""
+    winner = (
+        "draw"
+        if row.status == "ended" and row.winner is None
+        else (f"side {row.winner}" if row.winner is not None else "")
     )
     players = ", ".join(p or "(open)" for p in row.players)
     return "\t".join(
@@ -122,22 +134,15 @@ def export(
     output: Annotated[
         Path | None, typer.Option(help="Write the replay file here (default: stdout).")
     ] = None,
-    as_seat: Annotated[
-        int | None,
-        typer.Option("--as", help="Export what this seat may see (others' hands hidden)."),
-    ] = None,
-    support: Annotated[
-        bool, typer.Option("--support", help="Export for support: every hand (the default).")
-    ] = False,
+    as_seat: AsSeatOption = None,
+    support: SupportOption = False,
     db: DbOption = None,
 ) -> None:
     """Write a match's replay file (CONTRACT §1) from its stored stream."""
-    if as_seat is not None and support:
-        raise ValueError("give --as SEAT or --support, not both")
+    viewer = viewer_of(as_seat, support)
     with _service(db) as service:
         recorded = service.events(match_id)
         state = service.load(match_id)
-    viewer = SUPPORT if as_seat is None else as_seat
     if as_seat is not None and not 0 <= as_seat < state.seat_count():
         last = state.seat_count() - 1
         raise ValueError(f"seat {as_seat} is not a seat of this match (0..{last})")

@@ -41,6 +41,26 @@ DbOption = Annotated[
 JsonOption = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
 """The ``--json`` option for scripts."""
 
+AsSeatOption = Annotated[
+    int | None,
+    typer.Option("--as", help="As this seat sees it: its own hand only, others hidden (R23)."),
+]
+"""The ``--as SEAT`` viewer option (CONTRACT §2)."""
+
+SupportOption = Annotated[
+    bool, typer.Option("--support", help="As support sees it: every hand (the default).")
+]
+"""The ``--support`` viewer option (CONTRACT §2)."""
+
+
+def viewer_of(as_seat: int | None, support: bool) -> int:
+    """The viewer chosen by ``--as SEAT`` or ``--support`` (support when neither is given)."""
+    from domain.redaction import SUPPORT
+
+    if as_seat is not None and support:
+        raise ValueError("give --as SEAT or --support, not both")
+    return SUPPORT if as_seat is None else as_seat
+
 
 def resolve_db(db: Path | None) -> Path:
     """``--db``, then ``$BASRA_DB``, then ``./basra.db`` (CONTRACT §2)."""
