@@ -1,12 +1,17 @@
 """Benchmark: random self-play through decide and evolve on one core (plays per second).
 
-Run: .venv/bin/python bench/bench_rules.py [--matches N] [--repeats R] [--json]
+Run: .venv/bin/python bench/bench_rules.py [--matches N] [--repeats R] [--warmup W] [--json]
 
 Each repeat plays N fresh seeded matches per rule set (random bots) through ``decide`` and
-``evolve`` only; the figure is plays / wall time, median over the repeats. In the same run,
-interleaved with it, the plain mutable baseline (``bench/baseline_mutable.py``: the same game
-with lists changed in place and no events) plays N Classic matches, so the engine can be read
-as a ratio to it on this noisy machine.
+``evolve`` only, after W unmeasured matches per rule set if asked (the steady state of a
+long-running process whose capture caches have seen many floors); the figure is plays / wall
+time, median over the repeats. Interleaved with it in the same run, the plain mutable baseline
+(``bench/baseline_mutable.py``: the same game with lists changed in place and no events) plays
+N Classic matches, so the engine can be read as a ratio to it on this noisy machine.
+
+``--workload engine|baseline --matches N`` only plays N Classic 2-seat matches from fixed seeds
+(the same deals and bot draws for both) and prints the plays: run it under
+``valgrind --tool=callgrind`` to count instructions per play, free of the machine's noise.
 """
 
 from __future__ import annotations
@@ -83,11 +88,33 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--matches", type=int, default=20, help="matches per rule set per repeat")
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument(
+        "--warmup",
+        type=int,
+        default=0,
+        help="matches per rule set played first, unmeasured, as a long-running process would have",
+    )
     parser.add_argument("--json", action="store_true")
+    parser.add_argument(
+        "--workload",
+        choices=("engine", "baseline"),
+        help="only play --matches Classic 2-seat matches from fixed seeds and print the plays "
+        "(for counting instructions under valgrind, free of the machine's noise)",
+    )
     args = parser.parse_args()
+    if args.workload is not None:
+        play = self_play if args.workload == "engine" else None
+        plays = 0
+        for k in range(args.matches):
+            if play is not None:
+                plays += play("classic", 2, f"fixed/{k}")
+            else:
+                plays += play_mutable(f"fixed/{k}", 2)
+        print(plays)
+        return
     results = {}
     for seats in (2, 4):
-        run_once(2, seats, -1)  # warm imports
+        run_once(max(2, args.warmup), seats, -1)  # imports, and the solver's caches if asked
         run_baseline(2, seats, -1)
         rates = []
         base_rates = []
@@ -122,6 +149,7 @@ def main() -> None:
             f"{r['min_plays_per_s']:,} | {r['max_plays_per_s']:,} | "
             f"{r['baseline_median_plays_per_s']:,} | {r['median_ratio_to_baseline']} |"
         )
+
 
 if __name__ == "__main__":
     main()

@@ -75,16 +75,31 @@ def takes(
         # Too little to make a sum, or a pair that does not add up to the value.
         return tuple(same), tuple([(c,) for c in same])
     else:
-        haul = best_haul(value, smaller)
-        if not haul:
-            return tuple(same), tuple([(c,) for c in same])
-        groups = [(c,) for c in same]
-        groups += [tuple([smaller[i] for i in group]) for group in haul]
+        return _solved(value, floor)
     if len(groups) == 1:
         return groups[0], (groups[0],)
+    return _in_floor_order(floor, groups)
+
+
+def _solved(
+    value: int, floor: tuple[Card, ...]
+) -> tuple[tuple[Card, ...], tuple[tuple[Card, ...], ...]]:
+    """The capture of a number card that needs the solver (R8)."""
+    same = [c for c in floor if VALUE[c] == value]
+    smaller = [c for c in floor if 0 < VALUE[c] < value]
+    groups: list[tuple[Card, ...]] = [(c,) for c in same]
+    groups += [tuple([smaller[i] for i in group]) for group in best_haul(value, smaller)]
+    if len(groups) <= 1:
+        return (groups[0] if groups else ()), tuple(groups)
+    return _in_floor_order(floor, groups)
+
+
+def _in_floor_order(
+    floor: tuple[Card, ...], groups: list[tuple[Card, ...]]
+) -> tuple[tuple[Card, ...], tuple[tuple[Card, ...], ...]]:
+    """The captured cards in floor order (R12), and the groups by their first card's position."""
     taken = {c for group in groups for c in group}
-    order = {c: i for i, c in enumerate(floor)}
-    groups.sort(key=lambda group: order[group[0]])
+    groups.sort(key=lambda group: floor.index(group[0]))
     return tuple([c for c in floor if c in taken]), tuple(groups)
 
 
