@@ -124,9 +124,10 @@ def _card_played(state: MatchState, e: CardPlayed) -> MatchState:
         # R19: the capturing card joins its side's pile with the cards it took.
         if len(captured) == len(floor):
             floor = ()
-        elif len(captured) == 1:
-            k = floor.index(captured[0])
-            floor = floor[:k] + floor[k + 1 :]
+        elif len(captured) <= 3:
+            for c in captured:
+                k = floor.index(c)
+                floor = floor[:k] + floor[k + 1 :]
         else:
             taken = set(captured)
             floor = tuple([c for c in floor if c not in taken])

@@ -67,37 +67,23 @@ def takes(
         elif 0 < v < value:
             smaller.append(c)
             total += v
-    if total == value and len(smaller) > 1:
-        # Every smaller number makes one group adding up to the value: all are taken.
-        groups: list[tuple[Card, ...]] = [(c,) for c in same]
-        groups.append(tuple(smaller))
-    elif total < value or len(smaller) < 3:
+    if total < value or len(smaller) < 2 or (len(smaller) == 2 and total != value):
         # Too little to make a sum, or a pair that does not add up to the value.
         return tuple(same), tuple([(c,) for c in same])
+    if total == value:
+        # Every smaller number makes one group adding up to the value: all are taken.
+        sums = [tuple(smaller)]
     else:
-        return _solved(value, floor)
-    if len(groups) == 1:
-        return groups[0], (groups[0],)
-    return _in_floor_order(floor, groups)
-
-
-def _solved(
-    value: int, floor: tuple[Card, ...]
-) -> tuple[tuple[Card, ...], tuple[tuple[Card, ...], ...]]:
-    """The capture of a number card that needs the solver (R8)."""
-    same = [c for c in floor if VALUE[c] == value]
-    smaller = [c for c in floor if 0 < VALUE[c] < value]
-    groups: list[tuple[Card, ...]] = [(c,) for c in same]
-    groups += [tuple([smaller[i] for i in group]) for group in best_haul(value, smaller)]
-    if len(groups) <= 1:
-        return (groups[0] if groups else ()), tuple(groups)
-    return _in_floor_order(floor, groups)
-
-
-def _in_floor_order(
-    floor: tuple[Card, ...], groups: list[tuple[Card, ...]]
-) -> tuple[tuple[Card, ...], tuple[tuple[Card, ...], ...]]:
-    """The captured cards in floor order (R12), and the groups by their first card's position."""
+        sums = [tuple([smaller[i] for i in group]) for group in best_haul(value, smaller)]
+    if not same:
+        if len(sums) == 1:
+            return sums[0], (sums[0],)
+        if not sums:
+            return (), ()
+        # The solver lists groups by their first card in floor order already.
+        taken = {c for group in sums for c in group}
+        return tuple([c for c in floor if c in taken]), tuple(sums)
+    groups = [(c,) for c in same] + sums
     taken = {c for group in groups for c in group}
     groups.sort(key=lambda group: floor.index(group[0]))
     return tuple([c for c in floor if c in taken]), tuple(groups)
