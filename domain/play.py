@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import msgspec
 
 from domain.capture import best_haul
-from domain.cards import RANK, VALUE, Card
+from domain.cards import CLASSIC_POINTS, RANK, VALUE, Card
 from domain.rulesets import Classic
 
 
@@ -73,6 +73,18 @@ def takes(
     if total == value:
         # Every smaller number makes one group adding up to the value: all are taken.
         sums = [tuple(smaller)]
+    elif len(smaller) == 3:
+        # Three cards that do not add up to the value together: only a pair can. Pairs come in
+        # floor-position order, so the first with the most points wins (R8 (2), then (3)).
+        sums = []
+        best = -1
+        for x, y in ((0, 1), (0, 2), (1, 2)):
+            a, b = smaller[x], smaller[y]
+            if VALUE[a] + VALUE[b] == value:
+                points = CLASSIC_POINTS[a] + CLASSIC_POINTS[b]
+                if points > best:
+                    best = points
+                    sums = [(a, b)]
     else:
         sums = [tuple([smaller[i] for i in group]) for group in best_haul(value, smaller)]
     if not same:

@@ -30,3 +30,24 @@ def test_r8_takes_equals_the_solver_on_the_whole_floor(floor: list[str], card: s
     assert all(sum(VALUE[c] for c in g) == VALUE[card] for g in groups)
     firsts = [floor_t.index(g[0]) for g in groups]
     assert firsts == sorted(firsts)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data())
+def test_r8_three_smaller_cards_take_the_same_pair_as_the_solver(data: st.DataObject) -> None:
+    # Given a number card and exactly three smaller number cards among other floor cards
+    card = data.draw(st.sampled_from([c for c in number_cards if VALUE[c] >= 3]))
+    smaller = [c for c in number_cards if VALUE[c] < VALUE[card]]
+    three = data.draw(st.lists(st.sampled_from(smaller), min_size=3, max_size=3, unique=True))
+    others = data.draw(
+        st.lists(
+            st.sampled_from([c for c in DECK if VALUE[c] == 0 or VALUE[c] >= VALUE[card]]),
+            unique=True,
+            max_size=5,
+        )
+    )
+    floor = tuple(data.draw(st.permutations([*three, *[c for c in others if c != card]])))
+    # When the play path works it out, then it matches the solver exactly
+    captured, _ = takes(VALUE[card], RANK[card], floor)
+    expected = {floor[i] for group in best_haul(VALUE[card], floor) for i in group}
+    assert set(captured) == expected
