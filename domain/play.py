@@ -47,13 +47,22 @@ def resolve_play(
     return PlayOutcome(captured, groups, basra, False)
 
 
+_OF_RANK: dict[str, frozenset[Card]] = {
+    rank: frozenset(c for c in RANK if RANK[c] == rank) for rank in set(RANK.values())
+}
+"""The four cards of every rank."""
+
+
 def takes(
     value: int, rank: str, floor: tuple[Card, ...]
 ) -> tuple[tuple[Card, ...], tuple[tuple[Card, ...], ...]]:
     """What a card that does not sweep takes from ``floor``, and by which groups (R8, R9)."""
     if value == 0:
         # R9: a queen or king takes every floor card of its own rank, nothing else.
-        captured = tuple([c for c in floor if RANK[c] == rank])
+        same_rank = _OF_RANK[rank]
+        if same_rank.isdisjoint(floor):
+            return (), ()
+        captured = tuple([c for c in floor if c in same_rank])
         return captured, tuple([(c,) for c in captured])
     # R8: cards of the played value are always taken alone; only smaller numbers form sums,
     # so the solver sees just those (their order is all that tie-break (3) needs).
