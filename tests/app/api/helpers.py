@@ -15,7 +15,10 @@ import httpx
 import uvicorn
 from litestar import Litestar
 
+from app.api.app import create_app
 from app.api.server import FeedClosingServer, listening_socket
+from app.api.settings import ApiSettings
+from app.service import MatchService
 
 SUPPORT_TOKEN = "support-secret-for-tests"
 """The support token the test apps are configured with."""
@@ -101,6 +104,25 @@ def serving(app: Litestar) -> Iterator[ThreadServer]:
         yield server
     finally:
         server.stop()
+
+
+@contextmanager
+def two_servers_on_postgresql(
+    pg_url: str, settings: ApiSettings
+) -> Iterator[tuple[MatchService, ThreadServer, ThreadServer]]:
+    """Two API servers, each with its own service, on one PostgreSQL database (as two processes
+    would be); yields the first service and both servers, and closes everything afterwards."""
+    one = MatchService.open(database_url=pg_url)
+    two = MatchService.open(database_url=pg_url)
+    try:
+        with (
+            serving(create_app(one, settings=settings)) as a,
+            serving(create_app(two, settings=settings)) as b,
+        ):
+            yield one, a, b
+    finally:
+        one.close()
+        two.close()
 
 
 @dataclass

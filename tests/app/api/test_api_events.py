@@ -14,7 +14,14 @@ from app.api.settings import ApiSettings
 from app.service import MatchService
 from replays.replay_file import event_line
 from tests.app.api.conftest import Api
-from tests.app.api.helpers import SUPPORT_TOKEN, HttpSteps, bearer, parse_sse, serving
+from tests.app.api.helpers import (
+    SUPPORT_TOKEN,
+    HttpSteps,
+    bearer,
+    parse_sse,
+    serving,
+    two_servers_on_postgresql,
+)
 
 
 def _finish_by_leaving(api: Api, match_id: str, token: str) -> None:
@@ -45,8 +52,13 @@ def test_resuming_after_last_event_id_sends_exactly_the_rest(api: Api) -> None:
     match_id, token = api.practice(seed="resume")
     api.play(match_id, token, api.view(match_id, token)["hand"][0])
     _finish_by_leaving(api, match_id, token)
-    everything = [m.id for m in parse_sse(api.client.get(
-        f"/matches/{match_id}/events", headers=bearer(token)).text) if m.data]
+    everything = [
+        m.id
+        for m in parse_sse(
+            api.client.get(f"/matches/{match_id}/events", headers=bearer(token)).text
+        )
+        if m.data
+    ]
 
     rest = api.client.get(
         f"/matches/{match_id}/events", headers=bearer(token) | {"Last-Event-ID": "5"}
@@ -89,9 +101,7 @@ def test_the_live_feed_pushes_each_play_as_it_is_appended(
     assert max(latencies) < 2.0  # pushed as appended
 
 
-def test_an_append_by_another_process_reaches_an_open_feed(
-    api_app: Litestar, api_db: Path
-) -> None:
+def test_an_append_by_another_process_reaches_an_open_feed(api_app: Litestar, api_db: Path) -> None:
     other = MatchService.open(api_db)  # another API process (or a CLI) on the same store
     try:
         with serving(api_app) as server, httpx.Client() as http:
@@ -153,23 +163,15 @@ def test_many_feeds_at_once_each_get_everything(api_app: Litestar) -> None:
 def test_two_api_processes_on_postgresql_share_live_events(
     pg_url: str, api_settings: ApiSettings
 ) -> None:
-    one = MatchService.open(database_url=pg_url)
-    two = MatchService.open(database_url=pg_url)
-    try:
-        with serving(create_app(one, settings=api_settings)) as a, serving(
-            create_app(two, settings=api_settings)
-        ) as b, httpx.Client() as http:
-            at_a, at_b = HttpSteps(http, a.url), HttpSteps(http, b.url)
-            match_id = at_a.create(bots=[1], seed="pg")["match_id"]
-            token = at_b.sit(match_id, 0)
-            reader = at_a.feed(match_id, token)  # the feed on one process, plays on the other
-            for _ in range(3):
-                at_b.play_first_card(match_id, token)
-            last = at_b.leave(match_id, token)["seq"]
-            messages = reader.join(timeout=15)
-    finally:
-        one.close()
-        two.close()
+    with two_servers_on_postgresql(pg_url, api_settings) as (_, a, b), httpx.Client() as http:
+        at_a, at_b = HttpSteps(http, a.url), HttpSteps(http, b.url)
+        match_id = at_a.create(bots=[1], seed="pg")["match_id"]
+        token = at_b.sit(match_id, 0)
+        reader = at_a.feed(match_id, token)  # the feed on one process, plays on the other
+        for _ in range(3):
+            at_b.play_first_card(match_id, token)
+        last = at_b.leave(match_id, token)["seq"]
+        messages = reader.join(timeout=15)
 
     assert [m.id for m in messages] == list(range(1, last + 1))
 

@@ -15,7 +15,7 @@ from app.api.app import create_app
 from app.api.settings import ApiSettings
 from app.service import MatchService
 from domain.events import CardPlayed
-from tests.app.api.helpers import HttpSteps, bearer, serving
+from tests.app.api.helpers import HttpSteps, bearer, serving, two_servers_on_postgresql
 
 RACERS = 16
 """How many identical plays are sent at once."""
@@ -49,7 +49,8 @@ def _race(
 
 def _seat_plays(service: MatchService, match_id: str, seat: int) -> int:
     return sum(
-        1 for r in service.events(match_id)
+        1
+        for r in service.events(match_id)
         if isinstance(r.event, CardPlayed) and r.event.seat == seat
     )
 
@@ -94,9 +95,11 @@ def test_identical_plays_through_two_api_processes_apply_once(
 ) -> None:
     other = MatchService.open(api_db)  # a second process on the same SQLite file
     try:
-        with serving(create_app(api_service, settings=api_settings)) as a, serving(
-            create_app(other, settings=api_settings)
-        ) as b, httpx.Client() as http:
+        with (
+            serving(create_app(api_service, settings=api_settings)) as a,
+            serving(create_app(other, settings=api_settings)) as b,
+            httpx.Client() as http,
+        ):
             steps = HttpSteps(http, a.url)
             match_id, token = steps.practice(seed="race-two-processes")
             card = steps.view(match_id, token)["hand"][0]
@@ -115,29 +118,21 @@ def test_identical_plays_through_two_api_processes_apply_once(
 def test_identical_plays_through_two_processes_on_postgresql_apply_once(
     pg_url: str, api_settings: ApiSettings
 ) -> None:
-    one = MatchService.open(database_url=pg_url)
-    two = MatchService.open(database_url=pg_url)
-    try:
-        with serving(create_app(one, settings=api_settings)) as a, serving(
-            create_app(two, settings=api_settings)
-        ) as b, httpx.Client() as http:
-            steps = HttpSteps(http, a.url)
-            match_id, token = steps.practice(seed="race-postgres")
-            view = steps.view(match_id, token)
-            keyed = _race(
-                _match_urls([a.url, b.url], match_id), token, {"card": view["hand"][0]}, "pg-key"
-            )
-            view = steps.view(match_id, token)
-            seqd = _race(
-                _match_urls([a.url, b.url], match_id),
-                token,
-                {"card": view["hand"][0], "seq": view["seq"]},
-                None,
-            )
+    with two_servers_on_postgresql(pg_url, api_settings) as (one, a, b), httpx.Client() as http:
+        steps = HttpSteps(http, a.url)
+        match_id, token = steps.practice(seed="race-postgres")
+        view = steps.view(match_id, token)
+        keyed = _race(
+            _match_urls([a.url, b.url], match_id), token, {"card": view["hand"][0]}, "pg-key"
+        )
+        view = steps.view(match_id, token)
+        seqd = _race(
+            _match_urls([a.url, b.url], match_id),
+            token,
+            {"card": view["hand"][0], "seq": view["seq"]},
+            None,
+        )
         plays = _seat_plays(one, match_id, 0)
-    finally:
-        one.close()
-        two.close()
 
     assert Counter(r.status_code for r in keyed) == {200: RACERS}
     assert len({r.text for r in keyed}) == 1
