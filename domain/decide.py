@@ -48,8 +48,65 @@ MAX_NAME_LENGTH = 64
 
 def decide(state: MatchState, command: Command) -> tuple[Event, ...]:
     """The events that follow from ``command`` at ``state``, or a BasraError; state is unchanged."""
-    if type(command) is PlayCard or isinstance(command, PlayCard):
-        return _play(state, command)
+    if not isinstance(command, PlayCard):
+        # Plays are nearly every command a match sees: they are judged here, the rest apart.
+        return _decide_other(state, command)
+    cmd = command
+    if state.status != "playing":
+        if state.status == "ended":
+            raise MatchEndedError("the match has ended")
+        if state.setup is None:
+            raise MatchNotStartedError("there is no such match")
+        raise MatchNotStartedError("the match is waiting for seats")
+    seat = cmd.seat
+    hands = state.hands
+    if seat != state.turn:
+        if not 0 <= seat < len(hands):
+            raise InvalidSeatError(f"seat {seat} is not a seat of this table (0..{len(hands) - 1})")
+        raise NotYourTurnError(f"it is seat {state.turn}'s turn, not seat {seat}'s")
+    card = cmd.card
+    if card not in hands[seat]:
+        raise CardNotInHandError(f"{card} is not in seat {seat}'s hand")
+    setup = state.setup
+    assert setup is not None
+    rules = RULESETS[setup.ruleset]
+    floor = state.floor
+    if not floor:
+        # R10-R12: on an empty floor every card stays, the Jack and the Komi included.
+        played = CardPlayed(seat, card, (), 0, (), False, cmd.auto)
+    elif card in rules.sweepers:
+        # R10, R11: a sweep takes the whole floor.
+        groups: tuple[tuple[Card, ...], ...] = (floor,)
+        basra = rules.basra(card, floor, floor, groups, state.trail_pair)
+        played = CardPlayed(seat, card, floor, basra, groups, True, cmd.auto)
+    else:
+        captured, groups = takes(VALUE[card], RANK[card], floor)
+        basra = (
+            rules.basra(card, floor, captured, groups, state.trail_pair)
+            if captured and len(captured) == len(floor)
+            else 0  # R14: only a play that leaves the floor empty can be a Basra
+        )
+        played = CardPlayed(seat, card, captured, basra, groups, False, cmd.auto)
+    if state.in_hands > 1:
+        return (played,)
+    # Every hand is now empty: deal again (R5), or count the round (R19-R22).
+    if state.stock:
+        return (played, _deal(state.stock, setup.seats, state.dealer or 0, rules, state))
+    after = evolve(state, played)
+    scored = score_round(after, rules)
+    events: list[Event] = [played, scored]
+    ended = match_result(scored, after.round, setup)
+    if ended is not None:
+        events.append(ended)
+    else:
+        if setup.key is None:
+            raise UnseededMatchError("this match has no secret to deal the next round from")
+        dealer = ((state.dealer or 0) + 1) % setup.seats  # R3: the deal passes to the next seat
+        events.extend(_open_round(rules, setup.seats, setup.key, after.round + 1, dealer))
+    return tuple(events)
+
+
+def _decide_other(state: MatchState, command: Command) -> tuple[Event, ...]:
     if isinstance(command, CreateMatch):
         return _create(state, command)
     if isinstance(command, TakeSeat):
@@ -130,61 +187,6 @@ def _leave(state: MatchState, cmd: LeaveMatch) -> tuple[Event, ...]:
     # R25, R26: the leaver's side loses; at four seats the partner loses too.
     winner = 1 - cmd.seat % 2
     return (MatchEnded(winner, cmd.reason, state.totals, reveal, cmd.seat),)
-
-
-def _play(state: MatchState, cmd: PlayCard) -> tuple[Event, ...]:
-    if state.status != "playing":
-        if state.status == "ended":
-            raise MatchEndedError("the match has ended")
-        if state.setup is None:
-            raise MatchNotStartedError("there is no such match")
-        raise MatchNotStartedError("the match is waiting for seats")
-    seat = cmd.seat
-    hands = state.hands
-    if seat != state.turn:
-        if not 0 <= seat < len(hands):
-            raise InvalidSeatError(f"seat {seat} is not a seat of this table (0..{len(hands) - 1})")
-        raise NotYourTurnError(f"it is seat {state.turn}'s turn, not seat {seat}'s")
-    card = cmd.card
-    if card not in hands[seat]:
-        raise CardNotInHandError(f"{card} is not in seat {seat}'s hand")
-    setup = state.setup
-    assert setup is not None
-    rules = RULESETS[setup.ruleset]
-    floor = state.floor
-    if not floor:
-        # R10-R12: on an empty floor every card stays, the Jack and the Komi included.
-        played = CardPlayed(seat, card, (), 0, (), False, cmd.auto)
-    elif card in rules.sweepers:
-        # R10, R11: a sweep takes the whole floor.
-        groups: tuple[tuple[Card, ...], ...] = (floor,)
-        basra = rules.basra(card, floor, floor, groups, state.trail_pair)
-        played = CardPlayed(seat, card, floor, basra, groups, True, cmd.auto)
-    else:
-        captured, groups = takes(VALUE[card], RANK[card], floor)
-        basra = (
-            rules.basra(card, floor, captured, groups, state.trail_pair)
-            if captured and len(captured) == len(floor)
-            else 0  # R14: only a play that leaves the floor empty can be a Basra
-        )
-        played = CardPlayed(seat, card, captured, basra, groups, False, cmd.auto)
-    if state.in_hands > 1:
-        return (played,)
-    # Every hand is now empty: deal again (R5), or count the round (R19-R22).
-    if state.stock:
-        return (played, _deal(state.stock, setup.seats, state.dealer or 0, rules, state))
-    after = evolve(state, played)
-    scored = score_round(after, rules)
-    events: list[Event] = [played, scored]
-    ended = match_result(scored, after.round, setup)
-    if ended is not None:
-        events.append(ended)
-    else:
-        if setup.key is None:
-            raise UnseededMatchError("this match has no secret to deal the next round from")
-        dealer = ((state.dealer or 0) + 1) % setup.seats  # R3: the deal passes to the next seat
-        events.extend(_open_round(rules, setup.seats, setup.key, after.round + 1, dealer))
-    return tuple(events)
 
 
 def _deal(

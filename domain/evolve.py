@@ -110,13 +110,68 @@ def _floor_dealt(state: MatchState, e: FloorDealt) -> MatchState:
     return replace(state, floor=e.cards, stock=stock, events=state.events + 1)
 
 
-def _card_played(state: MatchState, e: CardPlayed) -> MatchState:
+def _round_scored(state: MatchState, e: RoundScored) -> MatchState:
+    return replace(
+        state,
+        floor=(),
+        turn=None,
+        totals=e.totals,
+        carry=e.carry,
+        piles=_with_last_pickup(state.piles, e),
+        events=state.events + 1,
+    )
+
+
+def _with_last_pickup(
+    piles: tuple[tuple[Card, ...], ...], e: RoundScored
+) -> tuple[tuple[Card, ...], ...]:
+    # R19: the floor's last cards join the pile of the side that captured last.
+    if e.last_pickup is None:
+        return piles
+    side = e.last_pickup.side
+    return tuple(p + e.last_pickup.cards if s == side else p for s, p in enumerate(piles))
+
+
+def _match_ended(state: MatchState, e: MatchEnded) -> MatchState:
+    return replace(
+        state,
+        status="ended",
+        turn=None,
+        totals=e.totals,
+        winner=e.winner,
+        end_reason=e.reason,
+        events=state.events + 1,
+    )
+
+
+_HANDLERS = {
+    MatchCreated: _created,
+    SeatTaken: _seat_taken,
+    RoundStarted: _round_started,
+    CardsDealt: _cards_dealt,
+    FloorDealt: _floor_dealt,
+    RoundScored: _round_scored,
+    MatchEnded: _match_ended,
+}
+
+
+def evolve(state: MatchState, event: Event) -> MatchState:
+    """The state after one event; pure (events are trusted: ``decide`` and audits check them)."""
+    if type(event) is not CardPlayed:
+        # Plays are most of a stream: they are handled here, every other event by its handler.
+        handler = _HANDLERS.get(type(event))
+        if handler is None:
+            return replace(state, events=state.events + 1)  # an event this build does not know
+        return handler(state, event)  # type: ignore[operator,no-any-return]
+    # A card played (R8-R12): it leaves the hand and takes from the floor or joins it.
+    e = event
     seat = e.seat
     card = e.card
-    hands = state.hands
-    hand = hands[seat]
+    hand = state.hands[seat]
     i = hand.index(card)
-    hands = hands[:seat] + (hand[:i] + hand[i + 1 :],) + hands[seat + 1 :]
+    new_hands = list(state.hands)
+    new_hands[seat] = hand[:i] + hand[i + 1 :]
+    hands = tuple(new_hands)
     side = seat & 1
     floor = state.floor
     captured = e.captured
@@ -169,69 +224,8 @@ def _card_played(state: MatchState, e: CardPlayed) -> MatchState:
     )
 
 
-def _round_scored(state: MatchState, e: RoundScored) -> MatchState:
-    return replace(
-        state,
-        floor=(),
-        turn=None,
-        totals=e.totals,
-        carry=e.carry,
-        piles=_with_last_pickup(state.piles, e),
-        events=state.events + 1,
-    )
-
-
-def _with_last_pickup(
-    piles: tuple[tuple[Card, ...], ...], e: RoundScored
-) -> tuple[tuple[Card, ...], ...]:
-    # R19: the floor's last cards join the pile of the side that captured last.
-    if e.last_pickup is None:
-        return piles
-    side = e.last_pickup.side
-    return tuple(p + e.last_pickup.cards if s == side else p for s, p in enumerate(piles))
-
-
-def _match_ended(state: MatchState, e: MatchEnded) -> MatchState:
-    return replace(
-        state,
-        status="ended",
-        turn=None,
-        totals=e.totals,
-        winner=e.winner,
-        end_reason=e.reason,
-        events=state.events + 1,
-    )
-
-
-_HANDLERS = {
-    MatchCreated: _created,
-    SeatTaken: _seat_taken,
-    RoundStarted: _round_started,
-    CardsDealt: _cards_dealt,
-    FloorDealt: _floor_dealt,
-    CardPlayed: _card_played,
-    RoundScored: _round_scored,
-    MatchEnded: _match_ended,
-}
-
-
-def evolve(state: MatchState, event: Event) -> MatchState:
-    """The state after one event; pure (events are trusted: ``decide`` and audits check them)."""
-    if type(event) is CardPlayed:
-        return _card_played(state, event)
-    handler = _HANDLERS.get(type(event))
-    if handler is None:
-        return replace(state, events=state.events + 1)  # an event this build does not know
-    return handler(state, event)  # type: ignore[operator,no-any-return]
-
-
 def fold(events: Iterable[Event], state: MatchState = INITIAL_STATE) -> MatchState:
     """The state after a sequence of events, from the initial state (or ``state``)."""
-    handlers = _HANDLERS
     for event in events:
-        handler = handlers.get(type(event))
-        if handler is None:
-            state = replace(state, events=state.events + 1)
-        else:
-            state = handler(state, event)  # type: ignore[operator]
+        state = evolve(state, event)
     return state

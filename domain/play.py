@@ -62,8 +62,8 @@ def takes(
         same_rank = _OF_RANK[rank]
         if same_rank.isdisjoint(floor):
             return (), ()
-        captured = tuple([c for c in floor if c in same_rank])
-        return captured, tuple([(c,) for c in captured])
+        captured = tuple(filter(same_rank.__contains__, floor))
+        return captured, _alone(captured)
     # R8: cards of the played value are always taken alone; only smaller numbers form sums,
     # so the solver sees just those (their order is all that tie-break (3) needs).
     same: list[Card] = []
@@ -78,7 +78,10 @@ def takes(
             total += v
     if total < value or len(smaller) < 2 or (len(smaller) == 2 and total != value):
         # Too little to make a sum, or a pair that does not add up to the value.
-        return tuple(same), tuple([(c,) for c in same])
+        if not same:
+            return (), ()
+        captured = tuple(same)
+        return captured, _alone(captured)
     if total == value:
         # Every smaller number makes one group adding up to the value: all are taken.
         sums = [tuple(smaller)]
@@ -108,6 +111,17 @@ def takes(
     taken = {c for group in groups for c in group}
     groups.sort(key=lambda group: floor.index(group[0]))
     return tuple([c for c in floor if c in taken]), tuple(groups)
+
+
+def _alone(cards: tuple[Card, ...]) -> tuple[tuple[Card, ...], ...]:
+    """Each card a group of its own (R8: a card of the played rank is taken alone)."""
+    if len(cards) == 1:
+        return (cards,)
+    return tuple(map(_one, cards))
+
+
+def _one(card: Card) -> tuple[Card]:
+    return (card,)
 
 
 def remaining_floor(floor: Sequence[Card], captured: Sequence[Card]) -> tuple[Card, ...]:
