@@ -89,6 +89,11 @@ def commitment(match_id: str, secret: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+_LIMITS_KNOWN = 64
+_LIMITS: tuple[int, ...] = (0, *(4294967296 - (4294967296 % n) for n in range(1, 64)))
+"""The rejection limit 2^32 - (2^32 mod n) for the small n that hands and decks need."""
+
+
 class Stream:
     """``Stream(label)``: 32-bit numbers from HMAC-SHA256 blocks keyed by the deal key."""
 
@@ -117,9 +122,12 @@ class Stream:
 
     def uniform(self, n: int) -> int:
         """A number in 0..n-1 by rejection sampling: no modulo bias."""
-        if n <= 0:
+        if 0 < n < _LIMITS_KNOWN:
+            limit = _LIMITS[n]
+        elif n <= 0:
             raise ValueError("uniform(n) needs n >= 1")
-        limit = 4294967296 - (4294967296 % n)
+        else:
+            limit = 4294967296 - (4294967296 % n)
         while True:
             pos = self._pos
             if pos == len(self._buffer):

@@ -91,6 +91,24 @@ def test_r6_uniform_rejects_numbers_at_or_above_the_limit() -> None:
     assert stream.uniform(3) == 7 % 3
 
 
+@pytest.mark.parametrize("n", [1, 2, 3, 5, 7, 52, 63, 64, 65, 1000, 2**31 + 1])
+def test_r6_uniform_limit_is_2_to_the_32_minus_its_remainder_for_every_n(n: int) -> None:
+    # Given a stream whose next number is the last one below the limit, then the first one at it
+    limit = 2**32 - (2**32 % n)
+    stream = Stream(b"k" * 32, "x")
+    stream._buffer = (limit - 1, limit, 5)  # white-box: force the numbers drawn
+    stream._pos = 0
+    # When drawing twice, then the first is kept and the one at the limit is skipped
+    assert stream.uniform(n) == (limit - 1) % n
+    assert stream.uniform(n) == 5 % n
+
+
+@pytest.mark.parametrize("n", [0, -1, -52])
+def test_r6_uniform_needs_at_least_one_choice(n: int) -> None:
+    with pytest.raises(ValueError, match="n >= 1"):
+        Stream(b"k" * 32, "x").uniform(n)
+
+
 def test_r6_stream_blocks_are_hmac_of_label_and_counter() -> None:
     import hashlib
     import hmac
