@@ -58,7 +58,8 @@ for _cls, _topic in TOPICS.items():
 
 _ENCODER = msgspec.json.Encoder()
 _DECODERS: dict[type[Event], msgspec.json.Decoder[Any]] = {
-    cls: msgspec.json.Decoder(Envelope[cls]) for cls in EVENT_TYPES  # type: ignore[valid-type]
+    cls: msgspec.json.Decoder(Envelope[cls])  # type: ignore[valid-type]
+    for cls in EVENT_TYPES
 }
 
 

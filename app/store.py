@@ -163,9 +163,7 @@ class MatchStore:
         the expected version. Returns the events' positions in the global log (empty when the
         recorder does not report them).
         """
-        rows = [
-            self.mapper.to_stored_event(MatchRecord(match_id, r.seq, r)) for r in recorded
-        ]
+        rows = [self.mapper.to_stored_event(MatchRecord(match_id, r.seq, r)) for r in recorded]
         with translated_errors(match_id):
             ids = self.recorder.insert_events(rows)
         return list(ids or ())

@@ -530,9 +530,7 @@ def _throughput(args: argparse.Namespace, workdir: Path, name: str) -> dict[str,
     baseline: list[float] = []
     for r in range(args.rounds):
         with server("baseline", workdir, name) as port:
-            baseline.append(
-                asyncio.run(throughput_baseline(port, args.concurrency, args.duration))
-            )
+            baseline.append(asyncio.run(throughput_baseline(port, args.concurrency, args.duration)))
         with server("api", workdir, name) as port:
             api.append(asyncio.run(throughput_api(port, args.concurrency, args.duration, r)))
         if args.compare_threads:

@@ -136,8 +136,8 @@ def sample_cli_jumps(
     """Times in ms of ``basra replay ID --step N`` processes."""
     env = _env(url)
     return [
-        1000 * _basra(["replay", match_id, "--step", str(rng.randint(1, last)), "--db", str(db)],
-                      env)
+        1000
+        * _basra(["replay", match_id, "--step", str(rng.randint(1, last)), "--db", str(db)], env)
         for _ in range(count)
     ]
 
@@ -207,30 +207,37 @@ def main() -> None:
         db = Path(folder) / "bench.db"
         match_id, length, ids = fill(db, args.database_url, args.matches)
         jumps = sample_jumps(db, args.database_url, match_id, args.jumps, rng)
-        jumps["cli"] = sample_cli_jumps(db, args.database_url, match_id, length, args.cli_jumps,
-                                        rng)
+        jumps["cli"] = sample_cli_jumps(
+            db, args.database_url, match_id, length, args.cli_jumps, rng
+        )
         rates, events = sample_verify(db, args.database_url, ids, args.repeats)
     result = {
         "store": "postgresql" if args.database_url else "sqlite",
         "match_events": length,
-        "jumps": {k: {"median_ms": statistics.median(v), "p95_ms": _p95(v), "n": len(v)}
-                  for k, v in jumps.items()},
+        "jumps": {
+            k: {"median_ms": statistics.median(v), "p95_ms": _p95(v), "n": len(v)}
+            for k, v in jumps.items()
+        },
         "verify_matches": len(ids),
         "verify_events": events,
-        "verify_per_s": {k: {"median": statistics.median(v), "n": len(v)}
-                         for k, v in rates.items()},
+        "verify_per_s": {
+            k: {"median": statistics.median(v), "n": len(v)} for k, v in rates.items()
+        },
     }
     if args.json:
         print(json.dumps(result, indent=2))
         return
-    print(f"store: {result['store']}; match of {length} events; {len(ids)} matches"
-          f" ({events} events) verified")
+    print(
+        f"store: {result['store']}; match of {length} events; {len(ids)} matches"
+        f" ({events} events) verified"
+    )
     for kind, figures in result["jumps"].items():
-        print(f"  open+jump {kind:<5} median {figures['median_ms']:8.2f} ms"
-              f"   p95 {figures['p95_ms']:8.2f} ms   (n={figures['n']})")
+        print(
+            f"  open+jump {kind:<5} median {figures['median_ms']:8.2f} ms"
+            f"   p95 {figures['p95_ms']:8.2f} ms   (n={figures['n']})"
+        )
     for kind, figures in result["verify_per_s"].items():
-        print(f"  verify    {kind:<7} median {figures['median']:8.1f} matches/s"
-              f" (n={figures['n']})")
+        print(f"  verify    {kind:<7} median {figures['median']:8.1f} matches/s (n={figures['n']})")
 
 
 if __name__ == "__main__":

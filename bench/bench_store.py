@@ -88,8 +88,11 @@ def recorded_events(n: int) -> list[tuple[str, RecordedEvent]]:
     while len(out) < n:
         events, _ = play_match(
             CreateMatch(
-                match_id=f"b-{k}", ruleset="classic", seats=2,
-                secret=secret_from_text_seed(f"bench/{k}"), bots=(0, 1),
+                match_id=f"b-{k}",
+                ruleset="classic",
+                seats=2,
+                secret=secret_from_text_seed(f"bench/{k}"),
+                bots=(0, 1),
             )
         )
         at = utc_now()
@@ -183,7 +186,10 @@ def long_match(service: MatchService) -> str:
     """A bot match of 300+ events, recorded through the service."""
     for k in range(50):
         match_id, recorded = service.create_match(
-            ruleset="classic", seats=2, target=300, bots=(0, 1),
+            ruleset="classic",
+            seats=2,
+            target=300,
+            bots=(0, 1),
             secret=secret_from_text_seed(f"long/{k}"),
         )
         if len(recorded) >= 300:
@@ -243,8 +249,11 @@ def filled_store(path: Path, matches: int) -> MatchStore:
         started = time.perf_counter()
         for k in range(have, matches):
             service.create_match(
-                ruleset=rulesets[k % 5], seats=(2, 4)[k % 2], bots=tuple(range((2, 4)[k % 2])),
-                secret=secret_from_text_seed(f"fill/{k}"), match_id=f"fill-{k:05d}",
+                ruleset=rulesets[k % 5],
+                seats=(2, 4)[k % 2],
+                bots=tuple(range((2, 4)[k % 2])),
+                secret=secret_from_text_seed(f"fill/{k}"),
+                match_id=f"fill-{k:05d}",
             )
             if k % 1000 == 999:
                 rate = (k + 1 - have) / (time.perf_counter() - started)

@@ -77,9 +77,7 @@ def _seat_rows(view: TableView) -> list[str]:
         name = given if given else "(empty)"
         hand = hands[seat]
         shown = "hidden" if hand is None else (cards_text(hand) if hand else "-")
-        rows.append(
-            f" {marker} {seat:<5} {name[:15]:<15} {view.hand_counts[seat]:>5}  {shown}"
-        )
+        rows.append(f" {marker} {seat:<5} {name[:15]:<15} {view.hand_counts[seat]:>5}  {shown}")
     return rows
 
 

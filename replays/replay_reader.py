@@ -33,9 +33,7 @@ from replays.errors import ReplayFileError
 from replays.recorded import RecordedEvent
 from replays.replay_file import FORMAT, VERSION, ReplayHeader
 
-KNOWN_TYPES: Final = frozenset(
-    str(cls.__struct_config__.tag) for cls in EVENT_TYPES
-)
+KNOWN_TYPES: Final = frozenset(str(cls.__struct_config__.tag) for cls in EVENT_TYPES)
 """The event types this reader knows; a file with any other cannot be judged, so it is refused."""
 
 _AT: Final = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.(\d{1,6}))?Z")
@@ -43,7 +41,14 @@ _HEX64: Final = re.compile(r"[0-9a-f]{64}")
 
 # The header fields a match_created line may leave out: they are taken from the header.
 _FROM_HEADER: Final = (
-    "match_id", "ruleset", "seats", "target", "client_seeds", "commitment", "bots", "origin"
+    "match_id",
+    "ruleset",
+    "seats",
+    "target",
+    "client_seeds",
+    "commitment",
+    "bots",
+    "origin",
 )
 
 
@@ -109,9 +114,7 @@ def parse_header(line: bytes) -> tuple[ReplayHeader, dict[str, Any]]:
         raise ReplayFileError(1, "the seed is the 32-byte match secret in lowercase hex")
     for name, values in (("client_seeds", header.client_seeds), ("players", header.players)):
         if len(values) != header.seats:
-            raise ReplayFileError(
-                1, f"{name} has {len(values)} entries for {header.seats} seats"
-            )
+            raise ReplayFileError(1, f"{name} has {len(values)} entries for {header.seats} seats")
     return header, raw
 
 
@@ -184,8 +187,10 @@ def _event(number: int, line: bytes, seq: int) -> Event:
             raise ReplayFileError(
                 number, f"seq {seq}: {card!r} is not a card; write rank then suit, e.g. 10D (R1)"
             )
-    if isinstance(event, MatchEnded) and event.seed is not None and not _HEX64.fullmatch(
-        event.seed
+    if (
+        isinstance(event, MatchEnded)
+        and event.seed is not None
+        and not _HEX64.fullmatch(event.seed)
     ):
         raise ReplayFileError(number, f"seq {seq}: the revealed seed is not 32 bytes of hex")
     return event

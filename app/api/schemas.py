@@ -31,10 +31,7 @@ class CreateMatchRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unkno
         str, msgspec.Meta(max_length=32, description="classic egyptian lebanese yemeni jordanian")
     ]
     seats: Annotated[int, msgspec.Meta(description="2, or 4 in two partnerships (R2)")]
-    target: (
-        Annotated[int, msgspec.Meta(description="points to win, 1..1000 (R22)")]
-        | None
-    ) = None
+    target: Annotated[int, msgspec.Meta(description="points to win, 1..1000 (R22)")] | None = None
     bots: Annotated[
         tuple[SeatNumber, ...], msgspec.Meta(max_length=4, description="seats played by bots")
     ] = ()

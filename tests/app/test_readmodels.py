@@ -64,7 +64,9 @@ def test_rows_say_what_each_stream_says(service: MatchService, tmp_path: Path) -
         row = rows[match_id]
         assert state.setup is not None
         assert (row.ruleset, row.seats, row.target) == (
-            state.setup.ruleset, state.setup.seats, state.setup.target,
+            state.setup.ruleset,
+            state.setup.seats,
+            state.setup.target,
         )
         assert row.status == state.status
         assert row.players == list(state.names)
@@ -142,7 +144,9 @@ def test_a_projection_killed_mid_batch_resumes_with_nothing_lost_or_counted_twic
     # when the process is killed (SIGKILL) at the 530th entry, inside its third batch
     done = subprocess.run(
         [sys.executable, "-c", KILLER, db, url, str(path), "200", "530"],
-        capture_output=True, text=True, timeout=60,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert done.returncode == -9, done.stderr
     assert "not killed" not in done.stdout

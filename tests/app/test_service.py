@@ -87,8 +87,13 @@ def test_taking_the_last_seat_deals_and_the_bot_on_turn_replies(service: MatchSe
 
     # when alice takes seat 0
     recorded = service.take_seat(
-        "m-s", 0, "alice", token_id="t0", token_hash="h" * 64,
-        caused_by="seat:0/token:t0", request_id="r-1",
+        "m-s",
+        0,
+        "alice",
+        token_id="t0",
+        token_hash="h" * 64,
+        caused_by="seat:0/token:t0",
+        request_id="r-1",
     )
 
     # then her seat, round 1's deal and any bot replies are one append at seqs 2..
@@ -121,8 +126,12 @@ def test_a_play_and_the_bot_replies_are_one_append(service: MatchService) -> Non
 
     # then her play comes first, the bot's reply follows under the same request id
     assert recorded[0].event == CardPlayed(
-        0, card, recorded[0].event.captured, recorded[0].event.basra,  # type: ignore[attr-defined]
-        recorded[0].event.groups, recorded[0].event.sweep,  # type: ignore[attr-defined]
+        0,
+        card,
+        recorded[0].event.captured,
+        recorded[0].event.basra,  # type: ignore[attr-defined]
+        recorded[0].event.groups,
+        recorded[0].event.sweep,  # type: ignore[attr-defined]
     )
     assert recorded[0].caused_by == "seat:0/token:t0"
     assert recorded[0].seq == before.events + 1
@@ -258,7 +267,11 @@ def test_a_random_bot_resumes_its_stream_across_loads(service: MatchService) -> 
     # given the same match as a bot-only self-play, with random bots on both seats
     expected, _ = play_match(
         CreateMatch(
-            match_id="m-r", ruleset="lebanese", seats=2, secret=SECRET, bots=(0, 1),
+            match_id="m-r",
+            ruleset="lebanese",
+            seats=2,
+            secret=SECRET,
+            bots=(0, 1),
             bot_kind="random",
         )
     )

@@ -34,19 +34,30 @@ def test_a_database_url_selects_postgresql_over_any_file() -> None:
     ):
         assert config.kind == "postgres"
         assert config.postgres == PostgresSettings(
-            dbname="games", host="db.local", port="6543", user="basra", password="s3cret",
+            dbname="games",
+            host="db.local",
+            port="6543",
+            user="basra",
+            password="s3cret",
             schema="league",
         )
         assert "s3cret" not in config.identity()
 
 
 def test_eventsourcing_postgres_variables_select_postgresql() -> None:
-    env = {"POSTGRES_DBNAME": "test", "POSTGRES_HOST": "127.0.0.1", "POSTGRES_USER": "postgres",
-           "POSTGRES_PASSWORD": "", "POSTGRES_SCHEMA": "s1"}
+    env = {
+        "POSTGRES_DBNAME": "test",
+        "POSTGRES_HOST": "127.0.0.1",
+        "POSTGRES_USER": "postgres",
+        "POSTGRES_PASSWORD": "",
+        "POSTGRES_SCHEMA": "s1",
+    }
     config = resolve_store(environ=env)
     assert config.kind == "postgres" and config.postgres is not None
     assert (config.postgres.dbname, config.postgres.schema, config.postgres.port) == (
-        "test", "s1", "5432",
+        "test",
+        "s1",
+        "5432",
     )
 
 

@@ -233,9 +233,7 @@ def test_a_stream_continues_from_a_folded_state(store: MatchStore) -> None:
     # given the start of a match with a person's seat, stored
     created = decide(
         fold([]),
-        CreateMatch(
-            match_id="m-c", ruleset="lebanese", seats=2, secret=secret_from_text_seed("c")
-        ),
+        CreateMatch(match_id="m-c", ruleset="lebanese", seats=2, secret=secret_from_text_seed("c")),
     )
     assert isinstance(created[0], MatchCreated)
     store.append("m-c", recorded(list(created)))

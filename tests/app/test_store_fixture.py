@@ -88,9 +88,9 @@ def test_stored_topics_name_tags_that_resolve_to_the_event_classes(
 ) -> None:
     # the old rows name events by their stable tags, not by module paths, so moving a class
     # only needs its tag kept (or the old topic registered) for the rows to resolve
-    topics = {
-        row.topic for row in old_store.store.recorder.select_events("fixture-bots")
-    } | {row.topic for row in old_store.store.recorder.select_events("fixture-people")}
+    topics = {row.topic for row in old_store.store.recorder.select_events("fixture-bots")} | {
+        row.topic for row in old_store.store.recorder.select_events("fixture-people")
+    }
     assert topics <= {f"basra:{cls.__struct_config__.tag}" for cls in EVENT_TYPES}
     for topic in topics:
         cls = resolve_topic(topic)

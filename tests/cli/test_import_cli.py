@@ -18,8 +18,11 @@ from app.service import MatchService
 from cli.main import app
 
 GOLDEN = Path(__file__).parent.parent / "data" / "golden"
-NAMES = [f"golden-{r}-{s}" for r in ("classic", "egyptian", "lebanese", "yemeni", "jordanian")
-         for s in (2, 4)]
+NAMES = [
+    f"golden-{r}-{s}"
+    for r in ("classic", "egyptian", "lebanese", "yemeni", "jordanian")
+    for s in (2, 4)
+]
 ISOLATED = {"BASRA_DATABASE_URL": None, "POSTGRES_DBNAME": None, "BASRA_DB": None}
 
 
@@ -72,8 +75,19 @@ def test_a_golden_file_imports_verifies_and_renders_as_recorded(name: str, tmp_p
 def test_export_import_export_changes_only_the_id(tmp_path: Path) -> None:
     # given a match recorded by the service and exported
     db = str(tmp_path / "basra.db")
-    simulated = run("simulate", "--ruleset", "lebanese", "--seats", "4", "--seed", "round-trip",
-                    "--bots", "random", "--db", db)
+    simulated = run(
+        "simulate",
+        "--ruleset",
+        "lebanese",
+        "--seats",
+        "4",
+        "--seed",
+        "round-trip",
+        "--bots",
+        "random",
+        "--db",
+        db,
+    )
     assert simulated.exit_code == 0, simulated.stderr
     first_id = simulated.stdout.strip()
     first = tmp_path / "first.jsonl"
@@ -111,8 +125,9 @@ def test_a_malformed_file_is_refused_with_its_line_and_nothing_is_stored(tmp_pat
 def test_a_file_that_breaks_the_rules_is_refused_and_nothing_is_stored(tmp_path: Path) -> None:
     # given a golden file with one round's score raised by 10 for side 0
     db = tmp_path / "basra.db"
-    lines = [json.loads(line) for line in (GOLDEN / "golden-jordanian-2.jsonl").read_bytes()
-             .splitlines()]
+    lines = [
+        json.loads(line) for line in (GOLDEN / "golden-jordanian-2.jsonl").read_bytes().splitlines()
+    ]
     index = next(i for i, line in enumerate(lines) if line.get("type") == "round_scored")
     lines[index]["totals"][0] += 10
     bad = tmp_path / "bad.jsonl"

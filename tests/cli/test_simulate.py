@@ -81,8 +81,16 @@ def test_bad_options_are_one_line_on_stderr(tmp_path: Path) -> None:
     for extra in (["--bots", "clever"], ["--target", "0"]):
         result = runner.invoke(
             app,
-            ["simulate", "--ruleset", "classic", "--seats", "2", "--db", str(tmp_path / "b.db"),
-             *extra],
+            [
+                "simulate",
+                "--ruleset",
+                "classic",
+                "--seats",
+                "2",
+                "--db",
+                str(tmp_path / "b.db"),
+                *extra,
+            ],
         )
         assert result.exit_code != 0
         assert result.stdout == ""
@@ -93,9 +101,24 @@ def test_the_installed_command_uses_basra_db_and_keeps_stdout_for_ids(tmp_path: 
     # when the real command runs with BASRA_DB set and no --db, from another folder
     db = tmp_path / "env.db"
     done = subprocess.run(
-        [sys.executable, "-m", "cli.main", "simulate", "--ruleset", "egyptian", "--seats", "4",
-         "--matches", "2", "--seed", "env"],
-        capture_output=True, text=True, cwd=tmp_path, timeout=120,
+        [
+            sys.executable,
+            "-m",
+            "cli.main",
+            "simulate",
+            "--ruleset",
+            "egyptian",
+            "--seats",
+            "4",
+            "--matches",
+            "2",
+            "--seed",
+            "env",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=120,
         env={"BASRA_DB": str(db), "PATH": "/usr/bin:/bin"},
     )
 

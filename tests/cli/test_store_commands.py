@@ -25,11 +25,17 @@ def db(tmp_path: Path) -> Path:
     path = tmp_path / "basra.db"
     service = MatchService.open(path)
     service.create_match(
-        ruleset="classic", seats=2, bots=(0, 1), secret=secret_from_text_seed("c1"),
+        ruleset="classic",
+        seats=2,
+        bots=(0, 1),
+        secret=secret_from_text_seed("c1"),
         match_id="m-ended",
     )
     service.create_match(
-        ruleset="lebanese", seats=2, bots=(1,), secret=secret_from_text_seed("c2"),
+        ruleset="lebanese",
+        seats=2,
+        bots=(1,),
+        secret=secret_from_text_seed("c2"),
         match_id="m-play",
     )
     service.take_seat("m-play", 0, "ann", token_id="t1", token_hash="f" * 64)
@@ -53,8 +59,19 @@ def test_matches_lists_every_recorded_match(db: Path) -> None:
     assert rows["m-play"]["players"] == ["ann", "easy bot"]
     assert rows["m-wait"]["status"] == "waiting" and rows["m-wait"]["seats"] == 4
     for row in rows.values():
-        for field in ("ruleset", "seats", "status", "players", "bots", "created", "ended",
-                      "winner", "totals", "rounds", "plays"):
+        for field in (
+            "ruleset",
+            "seats",
+            "status",
+            "players",
+            "bots",
+            "created",
+            "ended",
+            "winner",
+            "totals",
+            "rounds",
+            "plays",
+        ):
             assert field in row
 
     # the plain listing has one line per match, newest first
@@ -119,16 +136,24 @@ def test_export_writes_the_stored_stream(db: Path, tmp_path: Path) -> None:
 
 
 def test_export_errors_are_one_line(db: Path) -> None:
-    for args in (["export", "nope"], ["export", "m-play", "--as", "5"],
-                 ["export", "m-play", "--as", "0", "--support"]):
+    for args in (
+        ["export", "nope"],
+        ["export", "m-play", "--as", "5"],
+        ["export", "m-play", "--as", "0", "--support"],
+    ):
         code, out, err = run(*args, "--db", str(db))
         assert code != 0 and out == ""
         assert err.startswith("error: ") and err.count("\n") == 1
 
 
 def test_every_store_command_has_help() -> None:
-    for args in (["matches"], ["export"], ["projections", "rebuild"], ["projections", "status"],
-                 ["simulate"]):
+    for args in (
+        ["matches"],
+        ["export"],
+        ["projections", "rebuild"],
+        ["projections", "status"],
+        ["simulate"],
+    ):
         code, out, _ = run(*args, "--help")
         assert code == 0 and "--db" in out
 
@@ -148,8 +173,19 @@ def test_the_commands_run_on_postgres_when_configured(
     # when matches are simulated, listed and exported
     sim = runner.invoke(
         app,
-        ["simulate", "--ruleset", "jordanian", "--seats", "2", "--matches", "2", "--seed", "pg",
-         "--db", str(unused)],
+        [
+            "simulate",
+            "--ruleset",
+            "jordanian",
+            "--seats",
+            "2",
+            "--matches",
+            "2",
+            "--seed",
+            "pg",
+            "--db",
+            str(unused),
+        ],
         env=env,
     )
     assert sim.exit_code == 0, sim.stderr

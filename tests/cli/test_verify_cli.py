@@ -49,7 +49,10 @@ def recorded_store(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict
         )
         for seat in (0, 2):
             service.take_seat(
-                ids["people"], seat, f"p{seat}", token_id=f"t{seat}",
+                ids["people"],
+                seat,
+                f"p{seat}",
+                token_id=f"t{seat}",
                 caused_by=f"seat:{seat}/token:t{seat}",
             )
         while (state := service.load(ids["people"])).status == "playing":
@@ -57,8 +60,12 @@ def recorded_store(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict
             assert seat in (0, 2)
             card = EasyBot().choose(seat_view(state, seat))
             service.play_card(
-                ids["people"], seat, card, expected_seq=state.events,
-                caused_by=f"seat:{seat}/token:t{seat}", request_id=f"r{state.events}",
+                ids["people"],
+                seat,
+                card,
+                expected_seq=state.events,
+                caused_by=f"seat:{seat}/token:t{seat}",
+                request_id=f"r{state.events}",
             )
     finally:
         service.close()
@@ -160,8 +167,10 @@ def test_an_altered_play_fails_at_its_seq(db: Path, ids: dict[str, str]) -> None
     # given a person's capturing play whose haul is emptied in the database
     match_id = ids["people"]
     seq = next(
-        s for s, row in enumerate(rows(db, match_id), 1)
-        if row["event"]["type"] == "card_played" and row["event"]["captured"]
+        s
+        for s, row in enumerate(rows(db, match_id), 1)
+        if row["event"]["type"] == "card_played"
+        and row["event"]["captured"]
         and row["caused_by"].startswith("seat:")
     )
     rewrite(db, match_id, seq, lambda e: e.update(captured=[], groups=[], basra=0, sweep=False))
@@ -172,7 +181,8 @@ def test_an_altered_play_fails_at_its_seq(db: Path, ids: dict[str, str]) -> None
 def test_an_altered_bot_play_fails_at_its_seq(db: Path, ids: dict[str, str]) -> None:
     match_id = ids["people"]
     seq, row = next(
-        (s, r) for s, r in enumerate(rows(db, match_id), 1)
+        (s, r)
+        for s, r in enumerate(rows(db, match_id), 1)
         if r["event"]["type"] == "card_played" and r["caused_by"] == "bot:1"
     )
     deal_seq = max(

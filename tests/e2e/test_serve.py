@@ -40,7 +40,10 @@ def basra_serve(tmp_path: Path, *args: str, env: dict[str, str] | None = None) -
     environ = os.environ | {"BASRA_TEST_MODE": "1", "BASRA_SUPPORT_TOKEN": SUPPORT} | (env or {})
     process = subprocess.Popen(
         [sys.executable, "-m", "cli.main", "serve", "--port", str(port), *args],
-        stdout=log, stderr=subprocess.STDOUT, env=environ, cwd=tmp_path,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        env=environ,
+        cwd=tmp_path,
     )
     url = f"http://127.0.0.1:{port}"
     try:

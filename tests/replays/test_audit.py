@@ -150,7 +150,8 @@ def test_two_plays_in_each_others_place_are_caught_at_the_first(
 ) -> None:
     # given two consecutive plays of different seats swapped in the stream
     seq = next(
-        r.seq for r in clean[:-1]
+        r.seq
+        for r in clean[:-1]
         if isinstance(r.event, CardPlayed) and isinstance(clean[r.seq].event, CardPlayed)
     )
     report = audit(swapped(clean, seq))

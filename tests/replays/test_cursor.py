@@ -64,7 +64,8 @@ def test_a_seat_never_sees_another_seats_cards_at_any_position(four_seats: Match
 def test_a_deal_is_redacted_for_a_seat_and_whole_for_support(four_seats: MatchCursor) -> None:
     # given the first deal of the match
     seq = next(
-        s for s in range(1, four_seats.last_seq + 1)
+        s
+        for s in range(1, four_seats.last_seq + 1)
         if isinstance(four_seats.recorded(s).event, CardsDealt)
     )
     # when seat 2 and support look at it
@@ -106,8 +107,11 @@ def test_stepping_by_play_stops_only_at_plays(four_seats: MatchCursor) -> None:
         seq = after
         seen.append(seq)
     # then every stop but the last (the end) is a play, and every play is a stop
-    plays = [s for s in range(1, four_seats.last_seq + 1)
-             if isinstance(four_seats.recorded(s).event, CardPlayed)]
+    plays = [
+        s
+        for s in range(1, four_seats.last_seq + 1)
+        if isinstance(four_seats.recorded(s).event, CardPlayed)
+    ]
     assert seen[:-1] == plays
     assert seen[-1] == four_seats.last_seq
     assert isinstance(four_seats.recorded(seen[-1]).event, MatchEnded)
@@ -117,8 +121,11 @@ def test_stepping_by_round_lands_on_each_rounds_opening_floor(four_seats: MatchC
     # given the round stops
     rounds = four_seats.landmarks(Step.ROUND)
     # then each is a round's first floor, one per round started
-    started = [s for s in range(1, four_seats.last_seq + 1)
-               if isinstance(four_seats.recorded(s).event, RoundStarted)]
+    started = [
+        s
+        for s in range(1, four_seats.last_seq + 1)
+        if isinstance(four_seats.recorded(s).event, RoundStarted)
+    ]
     assert len(rounds) == len(started) >= 2
     assert all(isinstance(four_seats.recorded(s).event, FloorDealt) for s in rounds)
     # and from mid round 1, next round is round 2's opening and previous round is round 1's

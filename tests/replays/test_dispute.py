@@ -23,8 +23,11 @@ def test_support_sees_who_played_what_and_when() -> None:
             assert entry.action.startswith("seat 0 plays ")
         if isinstance(item.event, CardPlayed) and item.event.seat == 1:
             assert entry.cause == "the bot at seat 1"
-    auto = next(e for e, r in zip(entries, recorded, strict=True)
-                if isinstance(r.event, CardPlayed) and r.event.auto)
+    auto = next(
+        e
+        for e, r in zip(entries, recorded, strict=True)
+        if isinstance(r.event, CardPlayed) and r.event.auto
+    )
     assert auto.cause == "the server" and "clock ran out" in auto.action
     text = render_log(entries)
     assert text.count("\n") == len(recorded)

@@ -185,24 +185,27 @@ def test_a_seats_export_before_the_end_is_refused_for_its_hidden_hands() -> None
     state = INITIAL_STATE
     recorded: list[RecordedEvent] = []
     commands = [
-        CreateMatch(match_id="half", ruleset="classic", seats=2,
-                    secret=secret_from_text_seed("half")),
+        CreateMatch(
+            match_id="half", ruleset="classic", seats=2, secret=secret_from_text_seed("half")
+        ),
         TakeSeat(0, "amira"),
         TakeSeat(1, "bashir"),
     ]
     for command in commands:
         for event in decide(state, command):
             state = evolve(state, event)
-            recorded.append(RecordedEvent(seq=len(recorded) + 1, at="2026-11-29T20:00:00.000000Z",
-                                          event=event))
+            recorded.append(
+                RecordedEvent(seq=len(recorded) + 1, at="2026-11-29T20:00:00.000000Z", event=event)
+            )
     for _ in range(3):
         seat = state.turn
         assert seat is not None
         card = EasyBot().choose(seat_view(state, seat))
         for event in decide(state, PlayCard(seat, card)):
             state = evolve(state, event)
-            recorded.append(RecordedEvent(seq=len(recorded) + 1, at="2026-11-29T20:00:01.000000Z",
-                                          event=event))
+            recorded.append(
+                RecordedEvent(seq=len(recorded) + 1, at="2026-11-29T20:00:01.000000Z", event=event)
+            )
     data = write_replay(recorded, state.names, viewer=0)
     # then reading works, loading refuses at the deal: the other hand cannot be checked
     assert parse_replay(data).header.seed is None

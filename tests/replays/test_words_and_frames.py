@@ -80,7 +80,8 @@ def test_a_frame_shows_the_floor_in_floor_order_counts_scores_and_turn() -> None
     # given a position in play with several cards on the floor
     cursor = MatchCursor(bot_match("classic", 2, seed="frame"))
     seq = next(
-        s for s in range(1, cursor.last_seq + 1)
+        s
+        for s in range(1, cursor.last_seq + 1)
         if len(cursor.state(s).floor) >= 3 and cursor.state(s).turn is not None
     )
     state = cursor.state(seq)
@@ -104,8 +105,9 @@ def test_a_seats_frame_hides_other_hands_and_who_caused_what() -> None:
     # given a golden match (people with tokens) at a position where both hands hold cards
     recorded = golden_events("golden-classic-2")
     cursor = MatchCursor(recorded)
-    seq = next(s for s in range(1, cursor.last_seq + 1)
-               if all(len(h) >= 2 for h in cursor.state(s).hands))
+    seq = next(
+        s for s in range(1, cursor.last_seq + 1) if all(len(h) >= 2 for h in cursor.state(s).hands)
+    )
     state = cursor.state(seq)
     # when seat 1 sees it
     frame = render_frame(cursor.position(seq, 1))

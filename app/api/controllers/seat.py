@@ -91,4 +91,3 @@ class SeatController(Controller):
             return await runtime.call(
                 ops.leave, runtime.service, match_id, who.seat, who.caused_by, ops.new_request_id()
             )
-

@@ -136,7 +136,11 @@ def test_every_rule_set_can_be_created_with_its_own_target(api: Api) -> None:
         targets[name] = api.create(ruleset=name, seats=2)["target"]
 
     assert targets == {
-        "classic": 101, "egyptian": 121, "lebanese": 101, "yemeni": 101, "jordanian": 101
+        "classic": 101,
+        "egyptian": 121,
+        "lebanese": 101,
+        "yemeni": 101,
+        "jordanian": 101,
     }
     assert api.create(ruleset="classic", seats=4, target=30)["target"] == 30
 
