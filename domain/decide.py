@@ -203,7 +203,7 @@ def deal_hands(
     count = seats * hand_size
     top = stock[:count]
     first = (dealer + 1) % seats
-    return tuple(top[(seat - first) % seats :: seats] for seat in range(seats))
+    return tuple([top[(seat - first) % seats :: seats] for seat in range(seats)])
 
 
 def turn_first_floor(
@@ -244,7 +244,7 @@ def score_round(state: MatchState, rules: Classic) -> RoundScored:
         side = state.last_capturer
         pickup = LastPickup(side=side, cards=state.floor)
         cards[side] += len(state.floor)
-        points[side] += sum(CLASSIC_POINTS[c] for c in state.floor)
+        points[side] += sum(map(CLASSIC_POINTS.__getitem__, state.floor))
     if not rules.scores_point_cards:
         points = [0, 0]  # R15: Egyptian has no point cards
     majority = [0, 0]

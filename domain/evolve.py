@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from functools import lru_cache
+from itertools import filterfalse
 
 from msgspec.structs import replace
 
@@ -86,7 +87,7 @@ def _round_started(state: MatchState, e: RoundStarted) -> MatchState:
 
 def _cards_dealt(state: MatchState, e: CardsDealt) -> MatchState:
     hands = tuple([h if h is not None else () for h in e.hands])
-    dealt = {c for h in hands for c in h}
+    dealt = set().union(*hands)
     count = len(dealt)
     stock = state.stock
     if dealt == set(stock[:count]):
@@ -106,7 +107,7 @@ def _cards_dealt(state: MatchState, e: CardsDealt) -> MatchState:
 def _floor_dealt(state: MatchState, e: FloorDealt) -> MatchState:
     # R4: the turned cards leave the stock; the cards sent back go to its bottom, in order.
     moved = set(e.cards) | set(e.reburied)
-    stock = tuple([c for c in state.stock if c not in moved]) + e.reburied
+    stock = tuple(filterfalse(moved.__contains__, state.stock)) + e.reburied
     return replace(state, floor=e.cards, stock=stock, events=state.events + 1)
 
 

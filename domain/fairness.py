@@ -19,6 +19,11 @@ MAX_CLIENT_SEED_BYTES = 64
 
 _EIGHT_U32 = struct.Struct(">8I")
 _COUNTER = struct.Struct(">Q")
+_FIFTY_SIX_U32 = struct.Struct(">56I")
+
+
+_XOR_IPAD = bytes(b ^ 0x36 for b in range(256))
+_XOR_OPAD = bytes(b ^ 0x5C for b in range(256))
 
 
 class HmacSha256:
@@ -34,8 +39,8 @@ class HmacSha256:
         if len(key) > 64:
             key = hashlib.sha256(key).digest()
         key = key.ljust(64, b"\0")
-        self._inner = hashlib.sha256(bytes(b ^ 0x36 for b in key))
-        self._outer = hashlib.sha256(bytes(b ^ 0x5C for b in key))
+        self._inner = hashlib.sha256(key.translate(_XOR_IPAD))
+        self._outer = hashlib.sha256(key.translate(_XOR_OPAD))
 
     def digest(self, msg: bytes) -> bytes:
         """HMAC-SHA256(key, msg)."""
@@ -147,32 +152,32 @@ def first_dealer(key: bytes, seats: int) -> int:
 def shuffled_deck(key: bytes, round_number: int) -> tuple[Card, ...]:
     """Round r's stock, top card first: Fisher-Yates driven by the stream ``"round/r"``.
 
-    This is ``Stream.uniform(i + 1)`` for i = 51 .. 1, written out in one loop because every
-    round of every match runs it.
+    This is ``Stream.uniform(i + 1)`` for i = 51 .. 1 (see ``reference_shuffled_deck``), done
+    with the 56 numbers of the stream's first seven blocks. A number that uniform would reject
+    comes about once in seven million rounds; then the reference runs instead.
     """
     label = lp(f"round/{round_number}".encode())
     digest = keyed(key).digest
-    unpack = _EIGHT_U32.unpack
     counter = _COUNTER.pack
-    deck = list(range(52))
-    buffer: tuple[int, ...] = ()
-    pos = 0
-    block = 0
-    for i in range(51, 0, -1):
-        n = i + 1
-        limit = 4294967296 - (4294967296 % n)
-        while True:
-            if pos == len(buffer):
-                buffer = unpack(digest(label + counter(block)))
-                block += 1
-                pos = 0
-            x = buffer[pos]
-            pos += 1
-            if x < limit:
-                break
+    numbers = _FIFTY_SIX_U32.unpack(b"".join([digest(label + counter(b)) for b in range(7)]))
+    limits = _LIMITS
+    deck = list(DECK)
+    for n, x in zip(range(52, 1, -1), numbers, strict=False):  # 51 of the 56 numbers
+        if x >= limits[n]:
+            return reference_shuffled_deck(key, round_number)
         j = x % n
+        deck[n - 1], deck[j] = deck[j], deck[n - 1]
+    return tuple(deck)
+
+
+def reference_shuffled_deck(key: bytes, round_number: int) -> tuple[Card, ...]:
+    """FAIRNESS's shuffle as written: for i = 51 .. 1, swap i with ``uniform(i + 1)``."""
+    stream = Stream(key, f"round/{round_number}")
+    deck = list(DECK)
+    for i in range(51, 0, -1):
+        j = stream.uniform(i + 1)
         deck[i], deck[j] = deck[j], deck[i]
-    return tuple([DECK[c] for c in deck])
+    return tuple(deck)
 
 
 def bot_stream(key: bytes, seat: int) -> Stream:

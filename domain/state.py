@@ -69,7 +69,7 @@ class MatchState(msgspec.Struct, frozen=True, gc=False):
     @property
     def pile_points(self) -> tuple[int, ...]:
         """R18a: the Classic point cards in each side's pile this round."""
-        return tuple(sum(CLASSIC_POINTS[c] for c in pile) for pile in self.piles)
+        return tuple([sum(map(CLASSIC_POINTS.__getitem__, pile)) for pile in self.piles])
 
     def is_bot(self, seat: int) -> bool:
         """True when a bot plays this seat."""

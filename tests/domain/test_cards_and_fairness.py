@@ -12,6 +12,7 @@ from domain.fairness import (
     commitment,
     deal_key,
     first_dealer,
+    reference_shuffled_deck,
     secret_from_text_seed,
     shuffled_deck,
 )
@@ -79,6 +80,41 @@ def test_r6_every_shuffle_is_a_permutation_of_the_deck() -> None:
     for r in range(1, 31):
         assert sorted(shuffled_deck(key, r)) == sorted(DECK)
     assert shuffled_deck(key, 1) != shuffled_deck(key, 2)
+
+
+def test_r6_shuffle_equals_the_reference_fisher_yates_on_many_keys() -> None:
+    # Given many deal keys, when every round is shuffled, then the one-pass shuffle and the
+    # shuffle written with Stream.uniform give the same stock.
+    for k in range(40):
+        key = deal_key(secret_from_text_seed(f"shuffle/{k}"), ["", "x"][: 1 + k % 2])
+        for r in (1, 2, 7, 30):
+            assert shuffled_deck(key, r) == reference_shuffled_deck(key, r)
+
+
+def test_r6_shuffle_falls_back_to_the_reference_when_a_number_is_rejected(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import domain.fairness as fairness
+
+    # Given limits so low that uniform rejects half the numbers (white-box: real rejections
+    # come about once in seven million rounds)
+    low = (0, *(2**31 for _ in range(1, len(fairness._LIMITS))))
+    monkeypatch.setattr(fairness, "_LIMITS", low)
+    calls = []
+    reference = fairness.reference_shuffled_deck
+
+    def spy(key: bytes, round_number: int) -> tuple[str, ...]:
+        calls.append(round_number)
+        return reference(key, round_number)
+
+    monkeypatch.setattr(fairness, "reference_shuffled_deck", spy)
+    key = deal_key(VECTOR_SECRET, ["", ""])
+    # When round 1 is shuffled
+    deck = fairness.shuffled_deck(key, 1)
+    # Then the reference ran, with the same rejections, and gave a full deck
+    assert calls == [1]
+    assert deck == reference(key, 1)
+    assert sorted(deck) == sorted(DECK)
 
 
 def test_r6_uniform_rejects_numbers_at_or_above_the_limit() -> None:
