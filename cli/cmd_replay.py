@@ -152,11 +152,13 @@ def import_(
         typer.Option("--id", help="Store the match under this id (default: a fresh one)."),
     ] = None,
     db: DbOption = None,
+    json: JsonOption = False,
 ) -> None:
     """Check a replay file line by line and rule by rule, then store it as a new match.
 
-    Prints the new match id. A malformed file, or one that breaks the rules, is refused with
-    its line number and the reason, and nothing is stored.
+    Prints the new match id (with --json: its id, the id it was first created as and its number
+    of events). A malformed file, or one that breaks the rules, is refused with its line number
+    and the reason, and nothing is stored.
     """
     data = file.read_bytes()
     replay_file = load_replay(data)
@@ -164,10 +166,13 @@ def import_(
     stream = imported_stream(replay_file, new_id)
     with _service(db) as service:
         service.append_imported(new_id, stream)
-    typer.echo(new_id)
     created = stream[0].event
     assert isinstance(created, MatchCreated)
     first_id = created.origin or created.match_id
+    if json:
+        dump_json({"match_id": new_id, "first_created_as": first_id, "events": len(stream)})
+    else:
+        typer.echo(new_id)
     echo_err(f"imported {len(stream)} events from {file} (first created as {first_id})")
 
 

@@ -110,6 +110,21 @@ def test_export_import_export_changes_only_the_id(tmp_path: Path) -> None:
     assert run("verify", new_id, "--db", db).exit_code == 0
 
 
+def test_import_json_names_the_new_id_the_origin_and_the_events(tmp_path: Path) -> None:
+    # given a golden file
+    db = str(tmp_path / "basra.db")
+    name = "golden-yemeni-4"
+    lines = (GOLDEN / f"{name}.jsonl").read_bytes().splitlines()
+    # when it is imported with --json
+    imported = run("import", str(GOLDEN / f"{name}.jsonl"), "--json", "--db", db)
+    assert imported.exit_code == 0, imported.stderr
+    # then stdout is one JSON object: the stored id, the id it was first created as, the events
+    fields = json.loads(imported.stdout)
+    assert stored_ids(tmp_path / "basra.db") == [fields["match_id"]]
+    assert fields["first_created_as"] == json.loads(lines[0])["match_id"]
+    assert fields["events"] == len(lines) - 1
+
+
 def test_a_malformed_file_is_refused_with_its_line_and_nothing_is_stored(tmp_path: Path) -> None:
     db = tmp_path / "basra.db"
     lines = (GOLDEN / "golden-classic-2.jsonl").read_bytes().splitlines(keepends=True)

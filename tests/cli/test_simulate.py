@@ -131,3 +131,47 @@ def test_the_installed_command_uses_basra_db_and_keeps_stdout_for_ids(tmp_path: 
     assert service.match_ids() == ids
     service.close()
     assert not (tmp_path / "basra.db").exists()
+
+
+def test_json_lists_each_match_with_its_seed_result_and_replay_file(tmp_path: Path) -> None:
+    # given two Jordanian 4-seat matches simulated with --json and --export
+    db = tmp_path / "basra.db"
+    out = tmp_path / "out"
+    result = runner.invoke(
+        app,
+        [
+            "simulate",
+            "--ruleset",
+            "jordanian",
+            "--seats",
+            "4",
+            "--bots",
+            "random",
+            "--matches",
+            "2",
+            "--seed",
+            "js",
+            "--export",
+            str(out),
+            "--db",
+            str(db),
+            "--json",
+        ],
+    )
+    assert result.exit_code == 0, result.stderr
+    # then stdout is one JSON list, one entry a match, that agrees with the store
+    listed = json.loads(result.stdout)
+    assert [m["seed"] for m in listed] == ["js", "js/1"]
+    service = MatchService.open(db)
+    try:
+        assert [m["match_id"] for m in listed] == service.match_ids()
+        for entry in listed:
+            state = service.load(entry["match_id"])
+            assert (entry["ruleset"], entry["seats"], entry["bots"]) == ("jordanian", 4, "random")
+            assert entry["rounds"] == state.round and entry["plays"] == state.plays > 0
+            assert tuple(entry["totals"]) == state.totals
+            assert entry["winner"] == state.winner and entry["end_reason"] == state.end_reason
+            assert entry["target"] == 101
+            assert Path(entry["replay_file"]).read_bytes().startswith(b"{")
+    finally:
+        service.close()
