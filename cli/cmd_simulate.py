@@ -86,6 +86,9 @@ def simulate(
                     match_id=f"sim-{ruleset}-{seats}-{k}-{secrets.token_hex(4)}",
                     caused_by="server",
                 )
+                if export is None and not json:
+                    typer.echo(match_id)
+                    continue
                 state = service.load(match_id)
                 replay_file = None
                 if export is not None:
