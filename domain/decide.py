@@ -51,20 +51,19 @@ def decide(state: MatchState, command: Command) -> tuple[Event, ...]:
     if not isinstance(command, PlayCard):
         # Plays are nearly every command a match sees: they are judged here, the rest apart.
         return _decide_other(state, command)
-    cmd = command
     if state.status != "playing":
         if state.status == "ended":
             raise MatchEndedError("the match has ended")
         if state.setup is None:
             raise MatchNotStartedError("there is no such match")
         raise MatchNotStartedError("the match is waiting for seats")
-    seat = cmd.seat
+    seat = command.seat
     hands = state.hands
     if seat != state.turn:
         if not 0 <= seat < len(hands):
             raise InvalidSeatError(f"seat {seat} is not a seat of this table (0..{len(hands) - 1})")
         raise NotYourTurnError(f"it is seat {state.turn}'s turn, not seat {seat}'s")
-    card = cmd.card
+    card = command.card
     if card not in hands[seat]:
         raise CardNotInHandError(f"{card} is not in seat {seat}'s hand")
     setup = state.setup
@@ -73,12 +72,12 @@ def decide(state: MatchState, command: Command) -> tuple[Event, ...]:
     floor = state.floor
     if not floor:
         # R10-R12: on an empty floor every card stays, the Jack and the Komi included.
-        played = CardPlayed(seat, card, (), 0, (), False, cmd.auto)
+        played = CardPlayed(seat, card, (), 0, (), False, command.auto)
     elif card in rules.sweepers:
         # R10, R11: a sweep takes the whole floor.
         groups: tuple[tuple[Card, ...], ...] = (floor,)
         basra = rules.basra(card, floor, floor, groups, state.trail_pair)
-        played = CardPlayed(seat, card, floor, basra, groups, True, cmd.auto)
+        played = CardPlayed(seat, card, floor, basra, groups, True, command.auto)
     else:
         captured, groups = takes(VALUE[card], RANK[card], floor)
         basra = (
@@ -86,7 +85,7 @@ def decide(state: MatchState, command: Command) -> tuple[Event, ...]:
             if captured and len(captured) == len(floor)
             else 0  # R14: only a play that leaves the floor empty can be a Basra
         )
-        played = CardPlayed(seat, card, captured, basra, groups, False, cmd.auto)
+        played = CardPlayed(seat, card, captured, basra, groups, False, command.auto)
     if state.in_hands > 1:
         return (played,)
     # Every hand is now empty: deal again (R5), or count the round (R19-R22).

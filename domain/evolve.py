@@ -165,9 +165,8 @@ def evolve(state: MatchState, event: Event) -> MatchState:
             return replace(state, events=state.events + 1)  # an event this build does not know
         return handler(state, event)  # type: ignore[operator,no-any-return]
     # A card played (R8-R12): it leaves the hand and takes from the floor or joins it.
-    e = event
-    seat = e.seat
-    card = e.card
+    seat = event.seat
+    card = event.card
     hand = state.hands[seat]
     i = hand.index(card)
     new_hands = list(state.hands)
@@ -175,7 +174,7 @@ def evolve(state: MatchState, event: Event) -> MatchState:
     hands = tuple(new_hands)
     side = seat & 1
     floor = state.floor
-    captured = e.captured
+    captured = event.captured
     if captured:
         # R19: the capturing card joins its side's pile with the cards it took.
         if len(captured) == len(floor):
@@ -191,12 +190,12 @@ def evolve(state: MatchState, event: Event) -> MatchState:
         pile_basra = state.pile_basra
         if side == 0:
             piles = (piles[0] + captured + (card,), piles[1])
-            if e.basra:
-                pile_basra = (pile_basra[0] + e.basra, pile_basra[1])
+            if event.basra:
+                pile_basra = (pile_basra[0] + event.basra, pile_basra[1])
         else:
             piles = (piles[0], piles[1] + captured + (card,))
-            if e.basra:
-                pile_basra = (pile_basra[0], pile_basra[1] + e.basra)
+            if event.basra:
+                pile_basra = (pile_basra[0], pile_basra[1] + event.basra)
         return replace(
             state,
             hands=hands,

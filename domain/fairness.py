@@ -94,9 +94,14 @@ def commitment(match_id: str, secret: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+def _rejection_limit(n: int) -> int:
+    """Numbers at or above 2^32 - (2^32 mod n) are drawn again, so that x mod n has no bias."""
+    return 4294967296 - (4294967296 % n)
+
+
 _LIMITS_KNOWN = 64
-_LIMITS: tuple[int, ...] = (0, *(4294967296 - (4294967296 % n) for n in range(1, 64)))
-"""The rejection limit 2^32 - (2^32 mod n) for the small n that hands and decks need."""
+_LIMITS: tuple[int, ...] = (0, *(_rejection_limit(n) for n in range(1, _LIMITS_KNOWN)))
+"""The rejection limit of every small n that hands and decks need."""
 
 
 class Stream:
@@ -132,7 +137,7 @@ class Stream:
         elif n <= 0:
             raise ValueError("uniform(n) needs n >= 1")
         else:
-            limit = 4294967296 - (4294967296 % n)
+            limit = _rejection_limit(n)
         while True:
             pos = self._pos
             if pos == len(self._buffer):
