@@ -198,7 +198,7 @@ def test_a_bot_play_the_bot_would_not_make_is_caught() -> None:
     hand = fold(r.event for r in recorded[: seq - 1]).hands[play.seat]
     other = next(c for c in hand if c != play.card)
     report = audit(tampered(recorded, seq, card=other, captured=(), groups=(), basra=0))
-    # then the bot check names the seat's stream (FAIRNESS.md)
+    # then the bot check names the seat's stream (docs/fairness.md)
     assert report.divergence is not None
     assert (report.divergence.seq, report.divergence.kind) == (seq, "bot")
     assert f"bot/{play.seat}" in report.divergence.explanation
@@ -224,7 +224,7 @@ def test_a_commitment_that_does_not_match_the_secret_is_caught(
     report = audit(tampered(clean, 1, commitment="0" * 64))
     assert report.divergence is not None
     assert (report.divergence.seq, report.divergence.kind) == (1, "setup")
-    assert "FAIRNESS.md" in report.divergence.explanation
+    assert "docs/fairness.md" in report.divergence.explanation
 
 
 def test_an_imported_match_checks_its_commitment_against_its_origin(

@@ -1,0 +1,136 @@
+"""Re-adjudicating the dispute trail: who each event names as its cause, and when it was recorded.
+
+A support export says, for every event, who caused it (``caused_by``) and when (``at``); a
+dispute is settled with them, so they are checked like the rules: a seat's cause names a seat
+that was taken, through the token it was taken with; a play or a leave caused by a seat is that
+seat's own; a bot's cause names a bot seat, and its play is its own seat's; the server, the
+clock and an import may cause anything the rules allow; and times never go backwards.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from typing import Final
+
+from domain.events import CardPlayed, Event, MatchEnded, SeatTaken
+from domain.state import MatchState
+from replays.audit_text import Diverged
+
+_SEAT_CAUSE: Final = re.compile(r"seat:(\d+)(?:/token:(.+))?")
+_BOT_CAUSE: Final = re.compile(r"bot:(\d+)")
+_FREE_CAUSES: Final = frozenset({"server", "clock", "import"})
+"""Causes that are not a seat: they may cause any event the rules allow at that point."""
+
+SYNTHESISED_CAUSE: Final = "import:synthesised"
+"""The cause of an event an import added because its file left it out (docs/replay-format.md)."""
+
+
+def _parse_time(at: str) -> datetime | None:
+    try:
+        return datetime.fromisoformat(at.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+
+
+class TrailReferee:
+    """Follows the tokens each seat was taken with and the last record time, event by event."""
+
+    def __init__(self) -> None:
+        self.tokens: dict[int, str | None] = {}
+        self.last_at: tuple[int, str, datetime] | None = None
+
+    def check_time(self, seq: int, at: str) -> None:
+        """Raise when ``at`` is earlier than the time of the event before it."""
+        when = _parse_time(at)
+        if when is None:
+            return  # a stored time that cannot be read is no evidence either way
+        last = self.last_at
+        if last is not None and when < last[2]:
+            raise Diverged(
+                "trail",
+                f"recorded at {at}, before seq {last[0]} ({last[1]}): a stream is recorded in"
+                " order, so its times never go backwards",
+            )
+        self.last_at = (seq, at, when)
+
+    def check_cause(self, event: Event, caused_by: str | None, state: MatchState) -> None:
+        """Raise when ``caused_by`` cannot have caused ``event`` at ``state`` (the one before)."""
+        if caused_by is None or caused_by in _FREE_CAUSES or caused_by == SYNTHESISED_CAUSE:
+            self._remember(event)
+            return
+        seat_cause = _SEAT_CAUSE.fullmatch(caused_by)
+        bot_cause = _BOT_CAUSE.fullmatch(caused_by)
+        if seat_cause is not None:
+            self._seat(event, int(seat_cause.group(1)), seat_cause.group(2), caused_by)
+        elif bot_cause is not None:
+            self._bot(event, int(bot_cause.group(1)), caused_by, state)
+        else:
+            raise Diverged(
+                "trail",
+                f"caused_by {caused_by!r} is not a cause: one of seat:N/token:ID, bot:N, server,"
+                " clock or import",
+            )
+        self._remember(event)
+
+    def _remember(self, event: Event) -> None:
+        if isinstance(event, SeatTaken):
+            self.tokens[event.seat] = event.token_id
+
+    def _seat(self, event: Event, seat: int, token: str | None, cause: str) -> None:
+        if isinstance(event, SeatTaken):
+            if seat != event.seat:
+                raise Diverged(
+                    "trail", f"seat {event.seat} is taken, but the cause is seat {seat} ({cause})"
+                )
+            if token is not None and event.token_id is not None and token != event.token_id:
+                raise Diverged(
+                    "trail",
+                    f"seat {seat} is taken through token {event.token_id}, but the cause names"
+                    f" token {token}",
+                )
+            return
+        if seat not in self.tokens:
+            raise Diverged(
+                "trail", f"the cause is seat {seat} ({cause}), but nobody has taken seat {seat}"
+            )
+        held = self.tokens[seat]
+        if token is not None and held is not None and token != held:
+            raise Diverged(
+                "trail",
+                f"the cause is seat {seat} through token {token}, a token seat {seat} never held"
+                f" (it was taken through token {held})",
+            )
+        if isinstance(event, CardPlayed) and not event.auto and seat != event.seat:
+            raise Diverged(
+                "trail",
+                f"seat {event.seat}'s play is recorded as caused by seat {seat}: a seat plays"
+                " only its own cards",
+            )
+        if (
+            isinstance(event, MatchEnded)
+            and event.reason == "forfeit"
+            and event.seat is not None
+            and seat != event.seat
+        ):
+            raise Diverged(
+                "trail",
+                f"seat {event.seat} leaves, but the cause is seat {seat}: a seat leaves only"
+                " for itself (R26)",
+            )
+
+    def _bot(self, event: Event, seat: int, cause: str, state: MatchState) -> None:
+        if state.setup is None or not state.is_bot(seat):
+            raise Diverged("trail", f"the cause is {cause}, but no bot sits at seat {seat}")
+        if isinstance(event, SeatTaken):
+            raise Diverged(
+                "trail", f"a seat taken is caused by {cause}: bots never take a seat, they are set"
+            )
+        if isinstance(event, CardPlayed) and seat != event.seat:
+            raise Diverged(
+                "trail",
+                f"seat {event.seat}'s play is recorded as caused by the bot at seat {seat}: a bot"
+                " plays only its own seat's cards",
+            )
+        if isinstance(event, MatchEnded) and event.reason == "forfeit":
+            raise Diverged("trail", f"a forfeit is caused by {cause}: a bot never leaves")
