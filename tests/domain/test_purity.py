@@ -22,6 +22,8 @@ ALLOWED = {
     "msgspec.json",
     "math",
     "enum",
+    "unicodedata",
+    "threading",  # locks only: the capture solver's memos are shared by server threads
 }
 
 
