@@ -1,4 +1,4 @@
-"""The replay file, ``basra-replay`` version 1 (CONTRACT §1): JSON Lines, header then events."""
+"""The replay file, ``basra-replay`` version 1 (docs/replay-format.md): a header, then events."""
 
 from __future__ import annotations
 
@@ -28,9 +28,9 @@ class ReplayHeader(msgspec.Struct, frozen=True, kw_only=True):
     seats: int
     target: int
     seed: str | None
-    client_seeds: tuple[str, ...]
-    commitment: str | None
-    players: tuple[str | None, ...]
+    client_seeds: tuple[str, ...] = ()
+    commitment: str | None = None
+    players: tuple[str | None, ...] = ()
     bots: tuple[int, ...] = ()
     origin: str | None = None
 

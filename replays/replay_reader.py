@@ -25,10 +25,13 @@ from domain.events import (
     MatchCreated,
     MatchEnded,
     RoundScored,
+    SeatTaken,
+    event_tag,
 )
 from domain.evolve import fold
 from domain.rulesets import RULESETS
 from replays.audit import audit_events
+from replays.audit_trail import SYNTHESISED_CAUSE
 from replays.errors import ReplayFileError
 from replays.recorded import RecordedEvent
 from replays.replay_file import FORMAT, VERSION, ReplayHeader
@@ -53,10 +56,35 @@ _FROM_HEADER: Final = (
 
 
 class ReplayFile(msgspec.Struct, frozen=True, kw_only=True):
-    """A replay file read into its header and its recorded events, in stream order."""
+    """A replay file read into its header and its recorded events, in stream order.
+
+    ``lines`` gives each event's line in the file, or 0 for an event the file left out and the
+    reader added from the header (a file written elsewhere may start at the first round).
+    """
 
     header: ReplayHeader
     events: tuple[RecordedEvent, ...]
+    lines: tuple[int, ...] = ()
+
+    def line_of(self, seq: int) -> int:
+        """The file line of the event at ``seq``; the header's (1) for an added event."""
+        if 1 <= seq <= len(self.lines):
+            return self.lines[seq - 1] or 1
+        return seq + 1
+
+    @property
+    def last_line(self) -> int:
+        """The file's last line (the header is line 1)."""
+        return max(self.lines, default=len(self.events) + 1) or 1
+
+    @property
+    def synthesised(self) -> tuple[str, ...]:
+        """The types of the events the reader added because the file left them out, in order."""
+        return tuple(
+            event_tag(item.event)
+            for item, line in zip(self.events, self.lines, strict=True)
+            if line == 0
+        )
 
 
 class _LineHead(msgspec.Struct, frozen=True):
@@ -100,6 +128,9 @@ def parse_header(line: bytes) -> tuple[ReplayHeader, dict[str, Any]]:
         raise ReplayFileError(
             1, f"version {version!r} is not supported; this reader reads version {VERSION}"
         )
+    for optional in ("players", "client_seeds"):
+        if raw.get(optional) is None:
+            raw.pop(optional, None)  # a file written elsewhere may leave these out
     try:
         header = msgspec.convert(raw, ReplayHeader)
     except msgspec.ValidationError as error:
@@ -113,7 +144,7 @@ def parse_header(line: bytes) -> tuple[ReplayHeader, dict[str, Any]]:
     if header.seed is not None and not _HEX64.fullmatch(header.seed):
         raise ReplayFileError(1, "the seed is the 32-byte match secret in lowercase hex")
     for name, values in (("client_seeds", header.client_seeds), ("players", header.players)):
-        if len(values) != header.seats:
+        if values and len(values) != header.seats:
             raise ReplayFileError(1, f"{name} has {len(values)} entries for {header.seats} seats")
     return header, raw
 
@@ -197,12 +228,17 @@ def _event(number: int, line: bytes, seq: int) -> Event:
 
 
 def parse_replay(data: bytes) -> ReplayFile:
-    """Read a replay file's lines; raise ReplayFileError at the first malformed line."""
+    """Read a replay file's lines; raise ReplayFileError at the first malformed line.
+
+    A file that starts without ``match_created`` (or without any ``seat_taken``), as one written
+    elsewhere may, gets them from its header; they are marked as added (``ReplayFile.lines``).
+    """
     lines = _split(data)
     if not lines or not lines[0].strip():
         raise ReplayFileError(1, "the file is empty; its first line is the header")
     header, raw_header = parse_header(lines[0])
     events: list[RecordedEvent] = []
+    numbers: list[int] = []
     for number, line in enumerate(lines[1:], 2):
         if not line.strip():
             raise ReplayFileError(number, "an empty line; every line after the header is an event")
@@ -210,7 +246,7 @@ def parse_replay(data: bytes) -> ReplayFile:
             head = _HEAD_DECODER.decode(line)
         except (msgspec.DecodeError, msgspec.ValidationError) as error:
             raise ReplayFileError(number, f"not an event line: {_reason(error)}") from None
-        seq = len(events) + 1
+        seq = len(numbers) + 1
         if head.seq != seq:
             raise ReplayFileError(
                 number,
@@ -223,9 +259,7 @@ def parse_replay(data: bytes) -> ReplayFile:
                 f"seq {seq}: unknown event type {head.type!r}; this reader cannot judge it",
             )
         at = _at(number, head.at)
-        if seq == 1:
-            if head.type != "match_created":
-                raise ReplayFileError(number, "the first event is match_created")
+        if seq == 1 and head.type == "match_created":
             event = _created(number, line, header, raw_header)
         else:
             event = _event(number, line, seq)
@@ -234,33 +268,108 @@ def parse_replay(data: bytes) -> ReplayFile:
                 seq=seq, at=at, event=event, caused_by=head.caused_by, request_id=head.request_id
             )
         )
+        numbers.append(number)
     if not events:
         raise ReplayFileError(2, "the file ends after its header; the first event is match_created")
-    return ReplayFile(header=header, events=tuple(events))
+    return _completed(header, events, numbers)
+
+
+def _completed(header: ReplayHeader, events: list[RecordedEvent], numbers: list[int]) -> ReplayFile:
+    """The stream with the table and its seats added from the header where the file has none."""
+    first = events[0].event
+    table: list[tuple[Event | RecordedEvent, int]]
+    if isinstance(first, MatchCreated):
+        created = first
+        table = [(events[0], numbers[0])]
+        later = list(zip(events[1:], numbers[1:], strict=True))
+    else:
+        created = _created_from_header(header)
+        table = [(created, 0)]
+        later = list(zip(events, numbers, strict=True))
+    if later and not any(isinstance(item.event, SeatTaken) for item, _ in later):
+        for seat in range(created.seats):
+            if seat not in created.bots:
+                given = header.players[seat] if header.players else None
+                table.append((SeatTaken(seat=seat, name=given or f"player {seat}"), 0))
+    stream: list[RecordedEvent] = []
+    lines: list[int] = []
+    for seq, (item, number) in enumerate([*table, *later], 1):
+        if isinstance(item, RecordedEvent):
+            stream.append(item if item.seq == seq else msgspec.structs.replace(item, seq=seq))
+        else:
+            # Added from the header: recorded when the file's first event was, by the import.
+            stream.append(
+                RecordedEvent(seq=seq, at=events[0].at, event=item, caused_by=SYNTHESISED_CAUSE)
+            )
+        lines.append(number)
+    return ReplayFile(header=header, events=tuple(stream), lines=tuple(lines))
+
+
+def _created_from_header(header: ReplayHeader) -> MatchCreated:
+    """The table a file without ``match_created`` describes in its header."""
+    return MatchCreated(
+        match_id=header.match_id,
+        ruleset=header.ruleset,
+        seats=header.seats,
+        target=header.target,
+        secret=header.seed,
+        client_seeds=header.client_seeds or ("",) * header.seats,
+        commitment=header.commitment,
+        bots=header.bots,
+        origin=header.origin,
+    )
 
 
 def load_replay(data: bytes, *, bots: bool = True) -> ReplayFile:
     """Read and re-adjudicate a replay file; raise ReplayFileError naming the first bad line.
 
     Deals must be the seed's when the file has one, and are taken as recorded when ``seed`` is
-    null; every play and score must follow the rules either way. A hand hidden as ``null`` (a
-    seat's export) cannot be checked, so such a file is refused.
+    null; every play and score must follow the rules either way, and so must the dispute trail
+    (who caused each event, and times that never go backwards). A hand hidden as ``null`` (a
+    seat's export) cannot be checked, so such a file is refused, and so is a file cut short: a
+    revealed seed, or a table of bots only, with no ``match_ended``.
     """
     replay = parse_replay(data)
     result = audit_events(replay.events, bots=bots, lenient=True)
     divergence = result.report.divergence
     if divergence is not None:
         if divergence.seq > len(replay.events):
-            line = len(replay.events) + 1
-            raise ReplayFileError(line, f"the file ends too soon: {divergence.explanation}")
-        raise ReplayFileError(divergence.seq + 1, f"seq {divergence.seq}: {divergence.explanation}")
+            raise ReplayFileError(
+                replay.last_line, f"the file ends too soon: {divergence.explanation}"
+            )
+        line = replay.line_of(divergence.seq)
+        where = f"seq {line - 1}: " if replay.lines[divergence.seq - 1] else "the header: "
+        raise ReplayFileError(line, where + divergence.explanation)
+    _check_ended(replay)
     names = fold(result.events).names
-    if tuple(replay.header.players) != names:
+    players = replay.header.players
+    if players and tuple(players) != names:
         raise ReplayFileError(
-            1, f"players {list(replay.header.players)} differ from the seats taken {list(names)}"
+            1, f"players {list(players)} differ from the seats taken {list(names)}"
         )
     events = tuple(
         msgspec.structs.replace(item, event=event)
         for item, event in zip(replay.events, result.events, strict=True)
     )
-    return ReplayFile(header=replay.header, events=events)
+    return ReplayFile(header=replay.header, events=events, lines=replay.lines)
+
+
+def _check_ended(replay: ReplayFile) -> None:
+    """Refuse a file that stops where its match cannot have stopped."""
+    if any(isinstance(item.event, MatchEnded) for item in replay.events):
+        return
+    created = replay.events[0].event
+    assert isinstance(created, MatchCreated)
+    last = replay.last_line - 1
+    if created.secret is not None:
+        raise ReplayFileError(
+            replay.last_line,
+            f"the file ends too soon: it reveals the match secret (seed), which is revealed only"
+            f" at the end, but no match_ended follows seq {last}",
+        )
+    if created.seats and len(created.bots) == created.seats:
+        raise ReplayFileError(
+            replay.last_line,
+            f"the file ends too soon: every seat is a bot, so the match is played to its end at"
+            f" once, but no match_ended follows seq {last}",
+        )
