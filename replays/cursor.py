@@ -5,17 +5,28 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from enum import StrEnum
-from typing import TypeAlias
+from typing import TypeAlias, assert_never
 
 import msgspec
 
-from domain.events import CardPlayed, CardsDealt, Event, FloorDealt, MatchCreated, MatchEnded
+from domain.events import (
+    CardPlayed,
+    CardsDealt,
+    Event,
+    FloorDealt,
+    MatchCreated,
+    MatchEnded,
+    RoundScored,
+    RoundStarted,
+    SeatTaken,
+)
 from domain.evolve import evolve
 from domain.redaction import EVERYONE, SUPPORT, redact_event
 from domain.state import INITIAL_STATE, MatchSetup, MatchState
 from domain.views import SeatView, SupportView, TableView, seat_view, support_view, table_view
 from replays.errors import StepOutOfRangeError, StreamError, UnknownViewerError
 from replays.recorded import RecordedEvent
+from replays.tagged import tagged
 
 Viewer: TypeAlias = int
 """Who looks: a seat number, ``SUPPORT`` (-1, every hand) or ``EVERYONE`` (-2, no hand)."""
@@ -81,17 +92,22 @@ class MatchCursor:
         rounds: list[int] = []
         ended: int | None = None
         for item in self._recorded:
-            event = item.event
-            if isinstance(event, CardPlayed):
-                plays.append(item.seq)
-            elif isinstance(event, FloorDealt):
-                # A round is open once its first floor lies (R4); so is its first deal.
-                rounds.append(item.seq)
-                deals.append(item.seq)
-            elif isinstance(event, CardsDealt) and event.deal > 1:
-                deals.append(item.seq)  # R5: a later deal gives hands and nothing to the floor
-            elif isinstance(event, MatchEnded):
-                ended = item.seq
+            match tagged(item.event):
+                case CardPlayed():
+                    plays.append(item.seq)
+                case FloorDealt():
+                    # A round is open once its first floor lies (R4); so is its first deal.
+                    rounds.append(item.seq)
+                    deals.append(item.seq)
+                case CardsDealt(deal=deal):
+                    if deal > 1:
+                        deals.append(item.seq)  # R5: a later deal gives hands, no floor
+                case MatchEnded():
+                    ended = item.seq
+                case MatchCreated() | SeatTaken() | RoundStarted() | RoundScored():
+                    pass
+                case unknown:
+                    assert_never(unknown)
         self._landmarks: dict[Step, tuple[int, ...]] = {
             Step.EVENT: (),
             Step.PLAY: tuple(plays),

@@ -2,13 +2,25 @@
 
 from __future__ import annotations
 
+from typing import assert_never
+
 import msgspec
 
 from domain.cards import Card
-from domain.events import CardPlayed, CardsDealt, RoundScored, RoundStarted
+from domain.events import (
+    CardPlayed,
+    CardsDealt,
+    FloorDealt,
+    MatchCreated,
+    MatchEnded,
+    RoundScored,
+    RoundStarted,
+    SeatTaken,
+)
 from domain.redaction import SUPPORT
 from domain.state import side_of
 from replays.cursor import MatchCursor, Viewer
+from replays.tagged import tagged
 from replays.words import card_text
 
 
@@ -60,31 +72,35 @@ def diff(cursor: MatchCursor, from_seq: int, to_seq: int, viewer: Viewer = SUPPO
     started: list[int] = []
     scored: list[RoundScored] = []
     for seq in range(low + 1, high + 1):
-        event = cursor.recorded(seq).event
-        if isinstance(event, CardPlayed):
-            plays.append(
-                PlayChange(
-                    seq=seq,
-                    seat=event.seat,
-                    card=event.card,
-                    captured=event.captured,
-                    groups=event.groups,
-                    basra=event.basra,
-                    sweep=event.sweep,
+        match tagged(cursor.recorded(seq).event):
+            case CardPlayed() as event:
+                plays.append(
+                    PlayChange(
+                        seq=seq,
+                        seat=event.seat,
+                        card=event.card,
+                        captured=event.captured,
+                        groups=event.groups,
+                        basra=event.basra,
+                        sweep=event.sweep,
+                    )
                 )
-            )
-            taken[side_of(event.seat)].extend(event.captured)
-        elif isinstance(event, CardsDealt):
-            for seat, hand in enumerate(event.hands):
-                if hand is not None and seat < seats:
-                    dealt[seat].extend(hand)
-        elif isinstance(event, RoundStarted):
-            started.append(event.round)
-        elif isinstance(event, RoundScored):
-            scored.append(event)
-            if event.last_pickup is not None:
-                # R19: the floor's last cards go to the side that captured last.
-                taken[event.last_pickup.side].extend(event.last_pickup.cards)
+                taken[side_of(event.seat)].extend(event.captured)
+            case CardsDealt(hands=hands):
+                for seat, hand in enumerate(hands):
+                    if hand is not None and seat < seats:
+                        dealt[seat].extend(hand)
+            case RoundStarted(round=number):
+                started.append(number)
+            case RoundScored() as event:
+                scored.append(event)
+                if event.last_pickup is not None:
+                    # R19: the floor's last cards go to the side that captured last.
+                    taken[event.last_pickup.side].extend(event.last_pickup.cards)
+            case MatchCreated() | SeatTaken() | FloorDealt() | MatchEnded():
+                pass
+            case unknown:
+                assert_never(unknown)
     visible = [viewer in (SUPPORT, seat) for seat in range(seats)]
     return PositionDiff(
         from_seq=from_seq,

@@ -16,7 +16,7 @@ def imported_stream(replay: ReplayFile, match_id: str) -> list[RecordedEvent]:
     """The events to store for ``replay`` as match ``match_id``.
 
     Only the id changes: ``match_created`` keeps the id the match was first created under as
-    ``origin``, so its commitment can still be checked (FAIRNESS.md). ``at``, ``caused_by`` and
+    ``origin``, so its commitment can still be checked (docs/fairness.md). ``at``, ``caused_by`` and
     ``request_id`` are kept; an event with no ``caused_by`` is marked as caused by the import.
     """
     first = replay.events[0].event

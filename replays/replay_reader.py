@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from datetime import datetime
-from typing import Any, Final
+from typing import Any, Final, assert_never
 
 import msgspec
 
@@ -25,6 +25,7 @@ from domain.events import (
     MatchCreated,
     MatchEnded,
     RoundScored,
+    RoundStarted,
     SeatTaken,
     event_tag,
 )
@@ -35,6 +36,7 @@ from replays.audit_trail import SYNTHESISED_CAUSE
 from replays.errors import ReplayFileError
 from replays.recorded import RecordedEvent
 from replays.replay_file import FORMAT, VERSION, ReplayHeader
+from replays.tagged import tagged
 
 KNOWN_TYPES: Final = frozenset(str(cls.__struct_config__.tag) for cls in EVENT_TYPES)
 """The event types this reader knows; a file with any other cannot be judged, so it is refused."""
@@ -193,19 +195,25 @@ def _created(number: int, line: bytes, header: ReplayHeader, raw_header: dict[st
 
 def _cards(event: Event) -> Iterable[Card]:
     """Every card an event names."""
-    if isinstance(event, CardPlayed):
-        yield event.card
-        yield from event.captured
-        for group in event.groups:
-            yield from group
-    elif isinstance(event, CardsDealt):
-        for hand in event.hands:
-            yield from hand or ()
-    elif isinstance(event, FloorDealt):
-        yield from event.cards
-        yield from event.reburied
-    elif isinstance(event, RoundScored) and event.last_pickup is not None:
-        yield from event.last_pickup.cards
+    match tagged(event):
+        case CardPlayed(card=card, captured=captured, groups=groups):
+            yield card
+            yield from captured
+            for group in groups:
+                yield from group
+        case CardsDealt(hands=hands):
+            for hand in hands:
+                yield from hand or ()
+        case FloorDealt(cards=cards, reburied=reburied):
+            yield from cards
+            yield from reburied
+        case RoundScored(last_pickup=pickup):
+            if pickup is not None:
+                yield from pickup.cards
+        case MatchCreated() | SeatTaken() | RoundStarted() | MatchEnded():
+            pass
+        case unknown:
+            assert_never(unknown)
 
 
 def _event(number: int, line: bytes, seq: int) -> Event:

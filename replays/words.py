@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import assert_never
 
 from domain.cards import Card, display
 from domain.events import (
@@ -15,9 +16,9 @@ from domain.events import (
     RoundScored,
     RoundStarted,
     SeatTaken,
-    event_tag,
 )
 from domain.redaction import SUPPORT
+from replays.tagged import tagged
 
 
 def card_text(card: Card) -> str:
@@ -100,37 +101,43 @@ def _describe_ended(event: MatchEnded) -> str:
     return f"side {event.winner} wins by {reason}, {totals}"
 
 
+def _describe_created(event: MatchCreated) -> str:
+    text = (
+        f"match {event.match_id} created: {event.ruleset}, {event.seats} seats,"
+        f" target {event.target}"
+    )
+    if event.bots:
+        seats = ", ".join(str(s) for s in event.bots)
+        text += f"; {event.bot_kind} bots at seats {seats}"
+    if event.origin is not None:
+        text += f"; imported from match {event.origin}"
+    return text
+
+
 def describe(event: Event, viewer: int = SUPPORT) -> str:
     """An event in words, showing only the hands ``viewer`` may see (R23)."""
-    if isinstance(event, CardPlayed):
-        return describe_play(event)
-    if isinstance(event, CardsDealt):
-        return _describe_deal(event, viewer)
-    if isinstance(event, FloorDealt):
-        text = f"the floor is turned for round {event.round}: {cards_text(event.cards)}"
-        if event.reburied:
-            text += f"; {cards_text(event.reburied)} sent back to the stock (R4)"
-        return text
-    if isinstance(event, RoundStarted):
-        return f"round {event.round} begins; seat {event.dealer} deals"
-    if isinstance(event, RoundScored):
-        return _describe_scored(event)
-    if isinstance(event, MatchEnded):
-        return _describe_ended(event)
-    if isinstance(event, SeatTaken):
-        return f"{event.name} takes seat {event.seat}"
-    if isinstance(event, MatchCreated):
-        text = (
-            f"match {event.match_id} created: {event.ruleset}, {event.seats} seats,"
-            f" target {event.target}"
-        )
-        if event.bots:
-            seats = ", ".join(str(s) for s in event.bots)
-            text += f"; {event.bot_kind} bots at seats {seats}"
-        if event.origin is not None:
-            text += f"; imported from match {event.origin}"
-        return text
-    return event_tag(event).replace("_", " ")
+    match tagged(event):
+        case CardPlayed() as played:
+            return describe_play(played)
+        case CardsDealt() as dealt:
+            return _describe_deal(dealt, viewer)
+        case FloorDealt(round=number, cards=cards, reburied=reburied):
+            text = f"the floor is turned for round {number}: {cards_text(cards)}"
+            if reburied:
+                text += f"; {cards_text(reburied)} sent back to the stock (R4)"
+            return text
+        case RoundStarted(round=number, dealer=dealer):
+            return f"round {number} begins; seat {dealer} deals"
+        case RoundScored() as scored:
+            return _describe_scored(scored)
+        case MatchEnded() as ended:
+            return _describe_ended(ended)
+        case SeatTaken(seat=seat, name=name):
+            return f"{name} takes seat {seat}"
+        case MatchCreated() as created:
+            return _describe_created(created)
+        case unknown:
+            assert_never(unknown)
 
 
 def describe_cause(caused_by: str | None) -> str:
@@ -149,4 +156,6 @@ def describe_cause(caused_by: str | None) -> str:
         return "the server"
     if caused_by == "import":
         return "an import"
+    if caused_by == "import:synthesised":
+        return "the import (the file left it out)"
     return caused_by
