@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from domain.cards import CLASSIC_POINTS, RANK, VALUE, Card
+from domain.cards import CLASSIC_POINTS, Card
 from domain.commands import Command, CreateMatch, LeaveMatch, PlayCard, TakeSeat
 from domain.errors import (
     BasraError,
@@ -32,7 +32,7 @@ from domain.events import (
 )
 from domain.evolve import evolve, round_deck
 from domain.fairness import check_client_seed, check_secret, commitment, deal_key, first_dealer
-from domain.play import takes
+from domain.play import resolve_play
 from domain.rulesets import MAJORITY_CARDS, MAX_ROUNDS, RULESETS, Classic, ruleset
 from domain.state import MatchSetup, MatchState
 
@@ -69,23 +69,11 @@ def decide(state: MatchState, command: Command) -> tuple[Event, ...]:
     setup = state.setup
     assert setup is not None
     rules = RULESETS[setup.ruleset]
-    floor = state.floor
-    if not floor:
-        # R10-R12: on an empty floor every card stays, the Jack and the Komi included.
-        played = CardPlayed(seat, card, (), 0, (), False, command.auto)
-    elif card in rules.sweepers:
-        # R10, R11: a sweep takes the whole floor.
-        groups: tuple[tuple[Card, ...], ...] = (floor,)
-        basra = rules.basra(card, floor, floor, groups, state.trail_pair)
-        played = CardPlayed(seat, card, floor, basra, groups, True, command.auto)
-    else:
-        captured, groups = takes(VALUE[card], RANK[card], floor)
-        basra = (
-            rules.basra(card, floor, captured, groups, state.trail_pair)
-            if captured and len(captured) == len(floor)
-            else 0  # R14: only a play that leaves the floor empty can be a Basra
-        )
-        played = CardPlayed(seat, card, captured, basra, groups, False, command.auto)
+    # R24: the one function that says what a card takes and scores, as previews and bots see it.
+    outcome = resolve_play(rules, state.floor, card, state.trail_pair)
+    played = CardPlayed(
+        seat, card, outcome.captured, outcome.basra, outcome.groups, outcome.sweep, command.auto
+    )
     if state.in_hands > 1:
         return (played,)
     # Every hand is now empty: deal again (R5), or count the round (R19-R22).

@@ -6,7 +6,7 @@ breaks a stored stream. Cards travel in their text form (R1).
 
 from __future__ import annotations
 
-from typing import TypeAlias
+from typing import TypeAlias, cast
 
 import msgspec
 
@@ -149,3 +149,11 @@ def event_tag(event: Event) -> str:
     tag = type(event).__struct_config__.tag
     assert isinstance(tag, str)
     return tag
+
+
+def tagged(event: Event) -> AnyEvent:
+    """``event`` typed as one of the known event types, so that a ``match`` over it ending in
+    ``assert_never`` is checked to name every type; TypeError for anything else."""
+    if not isinstance(event, EVENT_TYPES):
+        raise TypeError(f"{type(event).__name__} is not an event type of a match stream")
+    return cast(AnyEvent, event)

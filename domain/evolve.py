@@ -5,11 +5,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 from functools import lru_cache
 from itertools import filterfalse
+from typing import TypeVar, assert_never, cast
 
 from msgspec.structs import replace
 
 from domain.cards import DECK, Card
 from domain.events import (
+    AnyEvent,
     CardPlayed,
     CardsDealt,
     Event,
@@ -22,6 +24,8 @@ from domain.events import (
 )
 from domain.fairness import deal_key, shuffled_deck
 from domain.state import INITIAL_STATE, MatchSetup, MatchState
+
+_T = TypeVar("_T", int, tuple[Card, ...])
 
 
 @lru_cache(maxsize=4096)
@@ -145,26 +149,42 @@ def _match_ended(state: MatchState, e: MatchEnded) -> MatchState:
     )
 
 
-_HANDLERS = {
-    MatchCreated: _created,
-    SeatTaken: _seat_taken,
-    RoundStarted: _round_started,
-    CardsDealt: _cards_dealt,
-    FloorDealt: _floor_dealt,
-    RoundScored: _round_scored,
-    MatchEnded: _match_ended,
-}
-
-
 def evolve(state: MatchState, event: Event) -> MatchState:
     """The state after one event; pure (events are trusted: ``decide`` and audits check them)."""
-    if type(event) is not CardPlayed:
-        # Plays are most of a stream: they are handled here, every other event by its handler.
-        handler = _HANDLERS.get(type(event))
-        if handler is None:
-            return replace(state, events=state.events + 1)  # an event this build does not know
-        return handler(state, event)  # type: ignore[operator,no-any-return]
-    # A card played (R8-R12): it leaves the hand and takes from the floor or joins it.
+    # Every event of a stream is one of the tagged union (the decoder reads no other); the
+    # match names each, so the type checker reports here any event type added later.
+    known = cast(AnyEvent, event)
+    match known:
+        case CardPlayed():
+            # Plays are most of a stream: they are tried first.
+            return _card_played(state, known)
+        case CardsDealt():
+            return _cards_dealt(state, known)
+        case RoundStarted():
+            return _round_started(state, known)
+        case FloorDealt():
+            return _floor_dealt(state, known)
+        case RoundScored():
+            return _round_scored(state, known)
+        case SeatTaken():
+            return _seat_taken(state, known)
+        case MatchCreated():
+            return _created(state, known)
+        case MatchEnded():
+            return _match_ended(state, known)
+        case unknown:
+            assert_never(unknown)
+
+
+def _added(pair: tuple[_T, ...], side: int, extra: _T) -> tuple[_T, ...]:
+    """``pair`` with ``extra`` added to the entry of ``side`` (0 or 1; R2: two sides)."""
+    if side:
+        return (pair[0], pair[1] + extra)
+    return (pair[0] + extra, pair[1])
+
+
+def _card_played(state: MatchState, event: CardPlayed) -> MatchState:
+    """A card played (R8-R12): it leaves the hand and takes from the floor or joins it."""
     seat = event.seat
     card = event.card
     hand = state.hands[seat]
@@ -172,7 +192,6 @@ def evolve(state: MatchState, event: Event) -> MatchState:
     new_hands = list(state.hands)
     new_hands[seat] = hand[:i] + hand[i + 1 :]
     hands = tuple(new_hands)
-    side = seat & 1
     floor = state.floor
     captured = event.captured
     if captured:
@@ -186,23 +205,17 @@ def evolve(state: MatchState, event: Event) -> MatchState:
         else:
             taken = set(captured)
             floor = tuple([c for c in floor if c not in taken])
-        piles = state.piles
+        side = seat & 1  # R2: seat s plays for side s % 2
         pile_basra = state.pile_basra
-        if side == 0:
-            piles = (piles[0] + captured + (card,), piles[1])
-            if event.basra:
-                pile_basra = (pile_basra[0] + event.basra, pile_basra[1])
-        else:
-            piles = (piles[0], piles[1] + captured + (card,))
-            if event.basra:
-                pile_basra = (pile_basra[0], pile_basra[1] + event.basra)
+        if event.basra:
+            pile_basra = _added(pile_basra, side, event.basra)
         return replace(
             state,
             hands=hands,
             in_hands=state.in_hands - 1,
             floor=floor,
             turn=(seat + 1) % len(hands),
-            piles=piles,
+            piles=_added(state.piles, side, captured + (card,)),
             pile_basra=pile_basra,
             last_capturer=side,
             trail_pair=None,

@@ -2,11 +2,22 @@
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Final, assert_never
 
 from msgspec.structs import replace
 
-from domain.events import CardsDealt, Event, MatchCreated, SeatTaken
+from domain.events import (
+    CardPlayed,
+    CardsDealt,
+    Event,
+    FloorDealt,
+    MatchCreated,
+    MatchEnded,
+    RoundScored,
+    RoundStarted,
+    SeatTaken,
+    tagged,
+)
 
 SUPPORT: Final = -1
 """The viewer number of support staff, who see every hand but not the secret before the end."""
@@ -20,23 +31,29 @@ def redact_event(event: Event, viewer: int, revealed: bool = False) -> Event:
 
     ``revealed`` is true once the match has ended: then everything is open (R23).
     """
-    if isinstance(event, SeatTaken):
-        # The token hash never leaves the server; support sees which token (its id) was used.
-        if event.token_hash is None:
-            return event
-        return replace(
-            event, token_hash=None, token_id=event.token_id if viewer == SUPPORT else None
-        )
-    if revealed:
-        return event
-    if isinstance(event, MatchCreated):
-        return replace(event, secret=None) if event.secret is not None else event
-    if isinstance(event, CardsDealt):
-        if viewer == SUPPORT:
-            return event
-        hands = tuple(h if seat == viewer else None for seat, h in enumerate(event.hands))
-        return replace(event, hands=hands)
-    return event
+    known = tagged(event)
+    match known:
+        case SeatTaken():
+            # The token hash never leaves the server; support sees which token (its id) was used.
+            if known.token_hash is None:
+                return event
+            token_id = known.token_id if viewer == SUPPORT else None
+            return replace(known, token_hash=None, token_id=token_id)
+        case MatchCreated():
+            # R23: the secret stays hidden until the end.
+            if revealed or known.secret is None:
+                return event
+            return replace(known, secret=None)
+        case CardsDealt():
+            # R23: a seat sees its own hand only; support sees every hand.
+            if revealed or viewer == SUPPORT:
+                return event
+            hands = tuple(h if seat == viewer else None for seat, h in enumerate(known.hands))
+            return replace(known, hands=hands)
+        case RoundStarted() | FloorDealt() | CardPlayed() | RoundScored() | MatchEnded():
+            return event  # public facts
+        case unknown:
+            assert_never(unknown)
 
 
 def redact_stream(events: list[Event], viewer: int, revealed: bool = False) -> list[Event]:

@@ -1,13 +1,24 @@
-"""The play path's shortcuts agree with the exact solver on every floor (R8)."""
+"""The play path's shortcuts agree with the exact solver on every floor (R8), and one function
+says what a play does for decide, previews and bots (R24)."""
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import domain.decide
 from domain.capture import best_haul
 from domain.cards import DECK, RANK, VALUE
-from domain.play import takes
+from domain.commands import PlayCard
+from domain.decide import decide
+from domain.events import CardPlayed
+from domain.evolve import fold
+from domain.play import PlayOutcome, resolve_play, takes
+from domain.rulesets import RULESETS
+from domain.selfplay import bots_for
+from domain.views import preview_play, seat_view
+from tests.domain.builders import created
 
 number_cards = [c for c in DECK if VALUE[c] > 0]
 
@@ -57,3 +68,47 @@ def test_r8_three_or_four_smaller_cards_take_what_the_solver_takes(data: st.Data
     assert set(captured) == {floor[i] for group in haul for i in group}
     # ... by the very groups the solver reports, so recorded events never change
     assert sorted(groups) == sorted(tuple(floor[i] for i in group) for group in haul)
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    st.sampled_from(["classic", "egyptian", "lebanese", "yemeni", "jordanian"]),
+    st.sampled_from([2, 4]),
+    st.text(min_size=1, max_size=8),
+)
+def test_r24_a_play_decided_is_exactly_its_preview_and_the_bots_outcome(
+    ruleset: str, seats: int, seed: str
+) -> None:
+    # Given a seeded bot match of any rule set, played through to the end
+    _, state = created(ruleset, seats, seed)
+    bots = bots_for(state)
+    rules = RULESETS[ruleset]
+    while state.status == "playing":
+        seat = state.turn
+        assert seat is not None
+        card = bots[seat].choose(seat_view(state, seat))
+        # When the seat plays, the preview and the bots' outcome are worked out first
+        preview = preview_play(state, seat, card)
+        outcome = resolve_play(rules, state.floor, card, state.trail_pair)
+        events = decide(state, PlayCard(seat, card))
+        played = events[0]
+        assert isinstance(played, CardPlayed)
+        # Then the event records exactly what both said the card would take and score (R24)
+        said = (outcome.captured, outcome.groups, outcome.basra, outcome.sweep)
+        assert (preview.captured, preview.groups, preview.basra, preview.sweep) == said
+        assert (played.captured, played.groups, played.basra, played.sweep) == said
+        state = fold(events, state)
+
+
+def test_r24_decide_judges_a_play_by_resolve_play_itself(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Given a dealt position and a resolve_play that marks its answers
+    _, state = created("classic", 2, "one path")
+    seat = state.turn
+    assert seat is not None
+    marked = PlayOutcome(("marked",), (("marked",),), 99, False)
+    monkeypatch.setattr(domain.decide, "resolve_play", lambda *args: marked)
+    # When the seat plays its first card
+    played = decide(state, PlayCard(seat, state.hands[seat][0]))[0]
+    # Then the event is what resolve_play said: there is no second implementation of a play
+    assert isinstance(played, CardPlayed)
+    assert (played.captured, played.groups, played.basra) == (("marked",), (("marked",),), 99)
