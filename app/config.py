@@ -141,6 +141,20 @@ def resolve_store(
     return StoreConfig(kind="sqlite", sqlite_path=db, synchronous=synchronous)
 
 
+def existing_store(config: StoreConfig) -> StoreConfig:
+    """``config`` when its store exists: a SQLite file is never created by a reader.
+
+    PostgreSQL is taken as it is (its schema is made when first opened).
+    """
+    if config.kind == "sqlite":
+        assert config.sqlite_path is not None
+        if not config.sqlite_path.is_file():
+            from app.errors import StoreMissingError
+
+            raise StoreMissingError(str(config.sqlite_path))
+    return config
+
+
 def readmodel_path(config: StoreConfig, environ: Mapping[str, str] | None = None) -> Path:
     """The read models' own SQLite file: ``$BASRA_READMODELS``, else one beside the store.
 

@@ -1,7 +1,7 @@
 """The ``matches`` read model: one row per match, folded from the global log.
 
-Only the events a row needs are decoded (creation, seats, rounds, scores, the end); plays are
-counted by topic alone, so following the log stays cheap.
+Every event is decoded, so a stream that cannot be read back is flagged in ``problem``; only
+creation, seats, rounds, scores and the end change the other columns.
 """
 
 from __future__ import annotations
@@ -119,14 +119,16 @@ def apply_entry(row: Row, entry: LogEntry, decode: Callable[[LogEntry], Recorded
     topic = entry.topic
     if topic == _PLAYED:
         row["plays"] += 1
-        return
-    if topic not in _DECODED:
-        return  # deals and floors change nothing here; unknown types are skipped
+    # Every entry is decoded, plays and deals too: a match whose stream cannot be read back
+    # whole is flagged, as replaying or verifying it would fail.
     try:
         recorded = decode(entry)
     except CorruptEventError as error:
-        row["problem"] = error.message
+        if row["problem"] is None:
+            row["problem"] = error.message
         return
+    if topic not in _DECODED:
+        return  # plays, deals and floors change nothing else here
     event = recorded.event
     if isinstance(event, MatchCreated):
         row.update(

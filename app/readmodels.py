@@ -32,7 +32,7 @@ from app.readmodel_matches import (
 )
 from app.store import LogEntry, MatchStore
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
 """Bumped when the read models' tables change shape; an older file is rebuilt."""
 
 PROJECTION = "matches"

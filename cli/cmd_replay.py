@@ -11,43 +11,27 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated
 
-import msgspec
 import typer
 
-from app.errors import CorruptEventError
-from app.service import MatchService
 from cli.common import (
     AsSeatOption,
     DbOption,
     JsonOption,
     SupportOption,
     app,
-    dump_json,
-    echo_err,
     handles_errors,
-    resolve_db,
-    viewer_of,
 )
+from cli.reading import VerifyResult, replay_step, verify_line, verify_one
+from cli.shell import dump_json, echo_err, opened, viewer_of
 from domain.events import MatchCreated
-from replays.audit import AuditReport, Divergence, audit
 from replays.cursor import MatchCursor, Viewer
 from replays.dispute import dispute_log, render_log
 from replays.importing import imported_stream
-from replays.render import render_frame, report
 from replays.replay_reader import load_replay
 from replays.session import Session
 
 CLEAR_SCREEN = "\x1b[H\x1b[2J"
 """Home the cursor and clear the terminal before each frame."""
-
-
-@contextmanager
-def _service(db: Path | None) -> Iterator[MatchService]:
-    service = MatchService.open(resolve_db(db))
-    try:
-        yield service
-    finally:
-        service.close()
 
 
 @contextmanager
@@ -121,8 +105,11 @@ def replay(
     prints it as data; the last position without --step). Without a terminal, keys are read
     from standard input (e.g. `printf 'nn>q' | basra replay ID`).
     """
+    if (step is not None or json) and not log:
+        replay_step(match_id, step, as_seat, support, db, json)
+        return
     viewer: Viewer = viewer_of(as_seat, support)
-    with _service(db) as service:
+    with opened(db) as service:
         events = service.events(match_id)
     cursor = MatchCursor(events)
     cursor.check_viewer(viewer)
@@ -132,13 +119,6 @@ def replay(
             dump_json(entries)
         else:
             sys.stdout.write(render_log(entries))
-        return
-    if step is not None or json:
-        position = cursor.position(step if step is not None else cursor.last_seq, viewer)
-        if json:
-            dump_json(report(position))
-        else:
-            sys.stdout.write(render_frame(position))
         return
     _interactive(Session(cursor, viewer))
 
@@ -164,7 +144,7 @@ def import_(
     replay_file = load_replay(data)
     new_id = match_id or f"imp-{secrets.token_hex(8)}"
     stream = imported_stream(replay_file, new_id)
-    with _service(db) as service:
+    with opened(db, create=True) as service:
         service.append_imported(new_id, stream)
     created = stream[0].event
     assert isinstance(created, MatchCreated)
@@ -174,42 +154,6 @@ def import_(
     else:
         typer.echo(new_id)
     echo_err(f"imported {len(stream)} events from {file} (first created as {first_id})")
-
-
-class VerifyResult(msgspec.Struct, frozen=True, kw_only=True):
-    """One match's verification, as ``--json`` prints it."""
-
-    match_id: str
-    ok: bool
-    events: int
-    seeded: bool
-    divergence: Divergence | None
-
-
-def _verify_one(service: MatchService, match_id: str) -> VerifyResult:
-    try:
-        events = service.events(match_id)
-    except CorruptEventError as error:
-        divergence = Divergence(seq=error.seq, kind="corrupt", explanation=error.message)
-        return VerifyResult(
-            match_id=match_id, ok=False, events=0, seeded=False, divergence=divergence
-        )
-    result: AuditReport = audit(events)
-    return VerifyResult(
-        match_id=match_id,
-        ok=result.ok,
-        events=result.events,
-        seeded=result.seeded,
-        divergence=result.divergence,
-    )
-
-
-def _line(result: VerifyResult) -> str:
-    if result.divergence is None:
-        seeded = "deals checked against the seed" if result.seeded else "deals as recorded"
-        return f"{result.match_id}\tok\t{result.events} events, {seeded}"
-    d = result.divergence
-    return f"{result.match_id}\tseq {d.seq}\t{d.kind}: {d.explanation}"
 
 
 @app.command()
@@ -233,16 +177,16 @@ def verify(
         raise ValueError("give a MATCH_ID or --all (not both)")
     started = time.perf_counter()
     results: list[VerifyResult] = []
-    with _service(db) as service:
+    with opened(db) as service:
         ids = service.match_ids() if all_matches else [match_id or ""]
         with typer.progressbar(
             ids, label="verifying", file=sys.stderr, hidden=not all_matches
         ) as progress:
             for one in progress:
-                result = _verify_one(service, one)
+                result = verify_one(service, one)
                 results.append(result)
                 if not json:
-                    typer.echo(_line(result))
+                    typer.echo(verify_line(result))
     if json:
         dump_json(results)
     bad = sum(1 for r in results if not r.ok)

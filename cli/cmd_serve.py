@@ -1,4 +1,4 @@
-"""``basra serve``: the HTTP API (CONTRACT §3) under uvicorn, on the embedded SQLite store."""
+"""``basra serve``: the HTTP API (docs/api.md) under uvicorn, on the embedded SQLite store."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from cli.common import DbOption, app, echo_err, handles_errors, resolve_db
+from cli.common import DbOption, app, echo_err, handles_errors
 
 
 @app.command()
@@ -38,7 +38,7 @@ def serve(
     options = ServeOptions(
         host=host,
         port=port,
-        db=resolve_db(db),
+        db=db,
         database_url=database_url,
         workers=workers,
         access_log=access_log,

@@ -2,20 +2,30 @@
 
 from __future__ import annotations
 
+import hashlib
 import secrets
 import sys
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Annotated, TextIO
 
 import msgspec
 import typer
 
-from app.service import MatchService
-from cli.common import DbOption, JsonOption, app, dump_json, echo_err, handles_errors, resolve_db
-from domain.decide import BOT_KINDS
-from domain.fairness import secret_from_text_seed
-from domain.state import MatchState
+from cli.common import DbOption, JsonOption, app, handles_errors
+from cli.shell import InvalidOptionError, dump_json, echo_err, opened
+from domain.commands import CreateMatch
+from domain.decide import BOT_KINDS, decide
+from domain.fairness import lp, secret_from_text_seed
+from domain.state import INITIAL_STATE, MatchState
 from replays.replay_file import write_replay
+
+SEEDED_EPOCH = datetime(2000, 1, 1, tzinfo=UTC)
+"""A seeded simulation's matches are recorded at times within the year after this instant."""
+
+SECONDS_PER_YEAR = 365 * 24 * 3600
+"""The span of a seeded simulation's record times."""
 
 
 class SimulatedMatch(msgspec.Struct, frozen=True, kw_only=True):
@@ -36,8 +46,54 @@ class SimulatedMatch(msgspec.Struct, frozen=True, kw_only=True):
 
 
 def match_seed(seed: str, k: int) -> str:
-    """CONTRACT §2: match k takes the text seed S for k = 0 and "S/k" after it."""
+    """docs/fairness.md: match k takes the text seed S for k = 0 and "S/k" after it."""
     return seed if k == 0 else f"{seed}/{k}"
+
+
+def seeded_digest(seed: str, ruleset: str, seats: int, bots: str, target: int | None) -> bytes:
+    """``H = SHA-256("basra-sim-v1" ‖ lp(seed) ‖ lp(ruleset) ‖ u32be(seats) ‖ lp(bots) ‖
+    u32be(target or 0))``: where a seeded match's id and record time come from (docs/fairness.md).
+    """
+    data = (
+        b"basra-sim-v1"
+        + lp(seed.encode("utf-8"))
+        + lp(ruleset.encode("utf-8"))
+        + seats.to_bytes(4, "big")
+        + lp(bots.encode("utf-8"))
+        + (target or 0).to_bytes(4, "big")
+    )
+    return hashlib.sha256(data).digest()
+
+
+def seeded_id(k: int, ruleset: str, seats: int, digest: bytes) -> str:
+    """Match k's id with a seed: ``sim-RULESET-SEATS-k-`` then H's first 4 bytes in hex."""
+    return f"sim-{ruleset}-{seats}-{k}-{digest[:4].hex()}"
+
+
+def seeded_time(digest: bytes) -> str:
+    """A seeded match's record time: 2000-01-01T00:00:00Z plus ``u32be(H[4:8]) mod 31536000`` s."""
+    offset = int.from_bytes(digest[4:8], "big") % SECONDS_PER_YEAR
+    return (SEEDED_EPOCH + timedelta(seconds=offset)).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def _checked(ruleset: str, seats: int, bots: str, target: int | None, export: Path | None) -> None:
+    """Refuse a simulation the rules would refuse before any file or folder is made."""
+    if bots not in BOT_KINDS:
+        raise InvalidOptionError(f"unknown bot kind {bots!r}; choose easy or random")
+    decide(
+        INITIAL_STATE,
+        CreateMatch(
+            match_id="check",
+            ruleset=ruleset,
+            seats=seats,
+            secret=bytes(32),
+            target=target,
+            bots=tuple(range(seats)) if seats in (2, 4) else (),
+            bot_kind=bots,
+        ),
+    )
+    if export is not None and export.exists() and not export.is_dir():
+        raise InvalidOptionError(f"--export {export} is a file; give a folder for the replay files")
 
 
 @app.command()
@@ -46,7 +102,11 @@ def simulate(
     ruleset: Annotated[str, typer.Option(help="classic, egyptian, lebanese, yemeni or jordanian.")],
     seats: Annotated[int, typer.Option(help="2, or 4 in two partnerships.")],
     seed: Annotated[
-        str | None, typer.Option(help="Text seed (FAIRNESS.md); random when omitted.")
+        str | None,
+        typer.Option(
+            help="Text seed (docs/fairness.md): the same ids, times and files on every run;"
+            " random when omitted."
+        ),
     ] = None,
     bots: Annotated[str, typer.Option(help="Bot kind: easy or random.")] = "easy",
     matches: Annotated[int, typer.Option(min=1, help="How many matches to play.")] = 1,
@@ -62,49 +122,71 @@ def simulate(
     """Play bot-vs-bot matches, record each in the store and print its id.
 
     With --json, print instead one JSON list: per match its id, seed, rounds, plays, totals,
-    winner (side 0 or 1, null for a draw) and how it ended.
+    winner (side 0 or 1, null for a draw) and how it ended. With --seed, every run prints the
+    same ids and writes the same files; a match an earlier run already recorded is kept as it
+    is, not played again. Nothing is created when the options are refused.
     """
-    if bots not in BOT_KINDS:
-        raise ValueError(f"unknown bot kind {bots!r}; choose easy or random")
+    _checked(ruleset, seats, bots, target, export)
     base = seed if seed is not None else secrets.token_hex(16)
     if export is not None:
         export.mkdir(parents=True, exist_ok=True)
-    service = MatchService.open(resolve_db(db))
     played: list[SimulatedMatch] = []
-    try:
-        with typer.progressbar(
+    kept = 0
+    with (
+        opened(db, create=True) as service,
+        typer.progressbar(
             range(matches), label="simulating", file=_stderr(), hidden=matches < 2
-        ) as progress:
-            for k in progress:
-                match_id, _ = service.create_match(
+        ) as progress,
+    ):
+        for k in progress:
+            text_seed = match_seed(base, k)
+            if seed is None:
+                match_id = f"sim-{ruleset}-{seats}-{k}-{secrets.token_hex(4)}"
+            else:
+                digest = seeded_digest(text_seed, ruleset, seats, bots, target)
+                match_id = seeded_id(k, ruleset, seats, digest)
+                service.clock = _fixed(seeded_time(digest))
+            if seed is not None and service.store.last_seq(match_id):
+                kept += 1  # the same seeded match, recorded by an earlier run: not again
+            else:
+                service.create_match(
                     ruleset=ruleset,
                     seats=seats,
                     target=target,
                     bots=tuple(range(seats)),
                     bot_kind=bots,
-                    secret=secret_from_text_seed(match_seed(base, k)),
-                    match_id=f"sim-{ruleset}-{seats}-{k}-{secrets.token_hex(4)}",
+                    secret=secret_from_text_seed(text_seed),
+                    match_id=match_id,
                     caused_by="server",
                 )
-                if export is None and not json:
-                    typer.echo(match_id)
-                    continue
-                state = service.load(match_id)
-                replay_file = None
-                if export is not None:
-                    # The replay file is written from the stream as stored, not from memory.
-                    stored = service.events(match_id)
-                    replay_file = export / f"{match_id}.jsonl"
-                    replay_file.write_bytes(write_replay(stored, state.names))
-                if json:
-                    played.append(_summary(state, match_id, match_seed(base, k), replay_file))
-                else:
-                    typer.echo(match_id)
-    finally:
-        service.close()
+            if export is None and not json:
+                typer.echo(match_id)
+                continue
+            state = service.load(match_id)
+            replay_file = None
+            if export is not None:
+                # The replay file is written from the stream as stored, not from memory.
+                stored = service.events(match_id)
+                replay_file = export / f"{match_id}.jsonl"
+                replay_file.write_bytes(write_replay(stored, state.names))
+            if json:
+                played.append(_summary(state, match_id, text_seed, replay_file))
+            else:
+                typer.echo(match_id)
     if json:
         dump_json(played)
-    echo_err(f"{matches} match(es) played and recorded")
+    if kept:
+        echo_err(
+            f"{matches - kept} match(es) played and recorded; {kept} already recorded by an"
+            " earlier run with this seed, left as they were"
+        )
+    else:
+        echo_err(f"{matches} match(es) played and recorded")
+
+
+def _fixed(at: str) -> Callable[[], str]:
+    """A clock that always reads ``at``."""
+    return lambda: at
 
 
 def _summary(

@@ -3,31 +3,23 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from app.service import MatchService
 from cli.common import (
     AsSeatOption,
     DbOption,
     JsonOption,
     SupportOption,
     app,
-    dump_json,
-    echo_err,
     handles_errors,
-    resolve_db,
-    viewer_of,
 )
-from replays.replay_file import write_replay
+from cli.reading import export_match, list_matches, read_models
+from cli.shell import dump_json, echo_err, opened
 
 if TYPE_CHECKING:
-    # sqlite-utils is slow to import: only the commands that read the read models load it.
-    from app.readmodel_matches import MatchSummaryView
     from app.readmodels import ReadModels
 
 projections = typer.Typer(
@@ -40,21 +32,6 @@ app.add_typer(projections, name="projections")
 
 BEHIND_FOR_PROGRESS = 20_000
 """Show a progress bar when the read models are this many log entries behind."""
-
-
-@contextmanager
-def _service(db: Path | None) -> Iterator[MatchService]:
-    service = MatchService.open(resolve_db(db))
-    try:
-        yield service
-    finally:
-        service.close()
-
-
-def _read_models(service: MatchService) -> ReadModels:
-    from app.readmodels import ReadModels
-
-    return ReadModels.for_store(service.store)
 
 
 def _caught_up(read: ReadModels, *, rebuild: bool = False) -> int:
@@ -85,46 +62,12 @@ def matches(
     ] = None,
     json: JsonOption = False,
 ) -> None:
-    """List recorded matches, newest first (from the read models, brought up to date first)."""
-    with _service(db) as service:
-        read = _read_models(service)
-        try:
-            _caught_up(read)
-            rows = read.matches(status=status, limit=limit)
-        finally:
-            read.close()
-    if json:
-        dump_json(rows)
-        return
-    if not rows:
-        echo_err("no matches recorded")
-        return
-    for row in rows:
-        typer.echo(_line(row))
+    """List recorded matches, newest first (from the read models, brought up to date first).
 
-
-def _line(row: MatchSummaryView) -> str:
-    totals = "-".join(str(t) for t in row.totals)
-    winner = (
-        "draw"
-        if row.status == "ended" and row.winner is None
-        else (f"side {row.winner}" if row.winner is not None else "")
-    )
-    players = ", ".join(p or "(open)" for p in row.players)
-    return "\t".join(
-        [
-            row.match_id,
-            row.ruleset or "?",
-            f"{row.seats or '?'} seats",
-            row.status,
-            totals,
-            winner,
-            f"{row.rounds} rounds",
-            f"{row.plays} plays",
-            row.created or "",
-            players,
-        ]
-    )
+    One line per match under a header: how it ended (the winning side or a draw, and why) and,
+    last, PROBLEM when an event of its stream cannot be read back (replay and verify would fail).
+    """
+    list_matches(db, status, limit, json, catch_up=_caught_up)
 
 
 @app.command()
@@ -138,21 +81,8 @@ def export(
     support: SupportOption = False,
     db: DbOption = None,
 ) -> None:
-    """Write a match's replay file (CONTRACT §1) from its stored stream."""
-    viewer = viewer_of(as_seat, support)
-    with _service(db) as service:
-        recorded = service.events(match_id)
-        state = service.load(match_id)
-    if as_seat is not None and not 0 <= as_seat < state.seat_count():
-        last = state.seat_count() - 1
-        raise ValueError(f"seat {as_seat} is not a seat of this match (0..{last})")
-    data = write_replay(recorded, state.names, viewer)
-    if output is None:
-        sys.stdout.buffer.write(data)
-        sys.stdout.flush()
-    else:
-        output.write_bytes(data)
-        echo_err(f"wrote {output} ({len(recorded)} events)")
+    """Write a match's replay file (docs/replay-format.md) from its stored stream."""
+    export_match(match_id, output, as_seat, support, db)
 
 
 @projections.command("rebuild")
@@ -164,10 +94,10 @@ def rebuild(
     ] = False,
 ) -> None:
     """Drop the read models and rebuild them from the start of the event log."""
-    with _service(db) as service:
+    with opened(db) as service:
         if snapshots:
             echo_err(f"dropped {service.store.drop_snapshots()} snapshot(s)")
-        read = _read_models(service)
+        read = read_models(service)
         try:
             applied = _caught_up(read, rebuild=True)
             count = len(read.matches())
@@ -180,8 +110,8 @@ def rebuild(
 @handles_errors
 def status(db: DbOption = None, json: JsonOption = False) -> None:
     """Show how far the read models have followed the event log (without updating them)."""
-    with _service(db) as service:
-        read = _read_models(service)
+    with opened(db) as service:
+        read = read_models(service)
         try:
             info = {
                 "file": str(read.path),

@@ -3,20 +3,56 @@
 from __future__ import annotations
 
 import functools
-import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, ParamSpec, TypeVar
 
 import typer
+from typer._click.exceptions import ClickException, NoArgsIsHelpError, UsageError
+from typer.core import TyperGroup
 
-from domain.errors import BasraError
+from cli.shell import dump_json, echo_err, report, viewer_of
+
+__all__ = ["dump_json", "echo_err", "viewer_of"]
 
 P = ParamSpec("P")
 R = TypeVar("R")
 
+
+class OneLineGroup(TyperGroup):
+    """The ``basra`` group: a command line that cannot be run is one line on stderr, exit 2."""
+
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        """Run the command; a usage error prints ``error: …`` (no box) and exits with 2."""
+        standalone = kwargs.pop("standalone_mode", True)
+        try:
+            code = super().main(*args, **{**kwargs, "standalone_mode": False})
+        except typer.Abort:
+            code = report(KeyboardInterrupt())
+        except NoArgsIsHelpError as error:  # a bare ``basra`` or group: its help, as before
+            error.show()
+            code = error.exit_code
+        except UsageError as error:  # names the option and why
+            code = _usage(error)
+        except ClickException as error:
+            echo_err(f"error: {error.format_message()}")
+            code = error.exit_code
+        if not standalone:
+            return code
+        sys.exit(code if isinstance(code, int) else 0)
+
+
+def _usage(error: Any) -> int:
+    """``error: MESSAGE (see basra CMD --help)`` for a usage error of typer's parser."""
+    message = " ".join(str(error.format_message()).split())
+    where = error.ctx.command_path if error.ctx is not None else "basra"
+    echo_err(f"error: {message} (see {where} --help)")
+    return int(error.exit_code)
+
+
 app = typer.Typer(
+    cls=OneLineGroup,
     name="basra",
     help="Basra match backend: serve the HTTP API, simulate bot matches, replay and verify.",
     no_args_is_help=True,
@@ -24,9 +60,6 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 """The ``basra`` command group; every command module registers itself on it."""
-
-DEFAULT_DB_FILE = "basra.db"
-"""The embedded store's file in the current directory when neither --db nor BASRA_DB is given."""
 
 DbOption = Annotated[
     Path | None,
@@ -36,7 +69,7 @@ DbOption = Annotated[
         show_default=False,
     ),
 ]
-"""The ``--db PATH`` option (CONTRACT §2)."""
+"""The ``--db PATH`` option (docs/storage.md, the command line)."""
 
 JsonOption = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
 """The ``--json`` option for scripts."""
@@ -45,34 +78,17 @@ AsSeatOption = Annotated[
     int | None,
     typer.Option("--as", help="As this seat sees it: its own hand only, others hidden (R23)."),
 ]
-"""The ``--as SEAT`` viewer option (CONTRACT §2)."""
+"""The ``--as SEAT`` viewer option: that seat's own hand only (R23)."""
 
 SupportOption = Annotated[
     bool, typer.Option("--support", help="As support sees it: every hand (the default).")
 ]
-"""The ``--support`` viewer option (CONTRACT §2)."""
-
-
-def viewer_of(as_seat: int | None, support: bool) -> int:
-    """The viewer chosen by ``--as SEAT`` or ``--support`` (support when neither is given)."""
-    from domain.redaction import SUPPORT
-
-    if as_seat is not None and support:
-        raise ValueError("give --as SEAT or --support, not both")
-    return SUPPORT if as_seat is None else as_seat
-
-
-def resolve_db(db: Path | None) -> Path:
-    """``--db``, then ``$BASRA_DB``, then ``./basra.db`` (CONTRACT §2)."""
-    if db is not None:
-        return db
-    env = os.environ.get("BASRA_DB")
-    return Path(env) if env else Path(DEFAULT_DB_FILE)
+"""The ``--support`` viewer option: every hand."""
 
 
 def fail(message: str, code: int = 1) -> typer.Exit:
     """Print one line on stderr and return the exit to raise (no traceback)."""
-    print(f"error: {message}", file=sys.stderr)
+    echo_err(f"error: {message}")
     return typer.Exit(code)
 
 
@@ -83,26 +99,13 @@ def handles_errors(func: Callable[P, R]) -> Callable[P, R]:
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         try:
             return func(*args, **kwargs)
-        except BasraError as error:
-            raise fail(error.message) from None
-        except (OSError, ValueError) as error:
-            raise fail(str(error)) from None
-        except KeyboardInterrupt:
-            raise fail("interrupted", 130) from None
+        except (Exception, KeyboardInterrupt) as error:
+            code = report(error)
+            if code is None:
+                raise
+            raise typer.Exit(code) from None
 
     return wrapper
-
-
-def echo_err(message: str) -> None:
-    """A message for people, on stderr (stdout is kept for ids and data)."""
-    print(message, file=sys.stderr)
-
-
-def dump_json(data: Any) -> None:
-    """Print ``data`` as JSON on stdout."""
-    import msgspec
-
-    sys.stdout.write(msgspec.json.encode(data).decode() + "\n")
 
 
 @app.callback()

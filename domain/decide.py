@@ -5,8 +5,8 @@ from __future__ import annotations
 from domain.cards import CLASSIC_POINTS, Card
 from domain.commands import Command, CreateMatch, LeaveMatch, PlayCard, TakeSeat
 from domain.errors import (
-    BasraError,
     CardNotInHandError,
+    InvalidNameError,
     InvalidSeatCountError,
     InvalidSeatError,
     InvalidTargetError,
@@ -15,6 +15,8 @@ from domain.errors import (
     MatchNotStartedError,
     NotYourTurnError,
     SeatTakenError,
+    UnknownBotKindError,
+    UnknownCommandError,
     UnseededMatchError,
 )
 from domain.events import (
@@ -100,7 +102,7 @@ def _decide_other(state: MatchState, command: Command) -> tuple[Event, ...]:
         return _take_seat(state, command)
     if isinstance(command, LeaveMatch):
         return _leave(state, command)
-    raise BasraError(f"unknown command {type(command).__name__}")
+    raise UnknownCommandError(f"unknown command {type(command).__name__}")
 
 
 def _create(state: MatchState, cmd: CreateMatch) -> tuple[Event, ...]:
@@ -115,7 +117,7 @@ def _create(state: MatchState, cmd: CreateMatch) -> tuple[Event, ...]:
     if len(set(cmd.bots)) != len(cmd.bots) or any(not 0 <= s < cmd.seats for s in cmd.bots):
         raise InvalidSeatError(f"bot seats must be distinct seats 0..{cmd.seats - 1}")
     if cmd.bot_kind not in BOT_KINDS:
-        raise BasraError(f"unknown bot kind {cmd.bot_kind!r}; choose easy or random")
+        raise UnknownBotKindError(f"unknown bot kind {cmd.bot_kind!r}; choose easy or random")
     secret = check_secret(cmd.secret)
     seeds = cmd.client_seeds if cmd.client_seeds is not None else ("",) * cmd.seats
     if len(seeds) != cmd.seats:
@@ -155,7 +157,7 @@ def _take_seat(state: MatchState, cmd: TakeSeat) -> tuple[Event, ...]:
         raise SeatTakenError(f"seat {cmd.seat} is taken")
     name = cmd.name.strip()
     if not name or len(name) > MAX_NAME_LENGTH:
-        raise BasraError(f"a seat name is 1 to {MAX_NAME_LENGTH} characters")
+        raise InvalidNameError(f"a seat name is 1 to {MAX_NAME_LENGTH} characters")
     taken = SeatTaken(seat=cmd.seat, name=name, token_id=cmd.token_id, token_hash=cmd.token_hash)
     if sum(1 for n in state.names if n is None) > 1:
         return (taken,)

@@ -1,10 +1,19 @@
-"""Every way a request can be refused by the rules, each its own type under one base class."""
+"""The root of every project error, and the rules' refusals, each its own type.
+
+Every error of the project is a ``BasraError`` with a stable ``code``, and is one of four causes,
+each its own base class: ``RulesRefusalError`` (here: the rules refuse the request),
+``RequestError`` (here, shared by every layer: what was asked for does not exist or does not fit),
+``app.errors.StoreFaultError`` (the event store failed or refused a write) and
+``replays.errors.ReplayDataError`` (a replay file or recorded stream is not a readable match).
+Catch the cause you mean; the HTTP status and CLI exit of every class are in one table each
+(``app.api.errors.HTTP_STATUS``, ``cli.errors.EXIT_CODE``).
+"""
 
 from __future__ import annotations
 
 
 class BasraError(Exception):
-    """Base class of every domain error; ``code`` is a stable machine-readable name."""
+    """Root of every project error; never raised itself. ``code`` is a stable machine name."""
 
     code = "basra_error"
 
@@ -13,7 +22,19 @@ class BasraError(Exception):
         self.message = message
 
 
-class UnknownCardError(BasraError):
+class RulesRefusalError(BasraError):
+    """Cause: the rules refuse this request (and only that); never raised itself."""
+
+    code = "rules_refusal"
+
+
+class RequestError(BasraError):
+    """Cause: what was asked for does not exist or does not fit; never raised itself."""
+
+    code = "request_error"
+
+
+class UnknownCardError(RulesRefusalError):
     """The text is not a card (R1)."""
 
     code = "unknown_card"
@@ -23,85 +44,103 @@ class UnknownCardError(BasraError):
         self.text = text
 
 
-class UnknownRulesetError(BasraError):
+class UnknownRulesetError(RulesRefusalError):
     """The rule set name is not one of the five."""
 
     code = "unknown_ruleset"
 
 
-class InvalidSeatCountError(BasraError):
+class InvalidSeatCountError(RulesRefusalError):
     """Only 2 seats, or 4 in two partnerships, are offered (R2)."""
 
     code = "invalid_seat_count"
 
 
-class InvalidTargetError(BasraError):
+class InvalidTargetError(RulesRefusalError):
     """A table's target must be a whole number from 1 to 1000 (R22)."""
 
     code = "invalid_target"
 
 
-class InvalidSeatError(BasraError):
+class InvalidSeatError(RulesRefusalError):
     """The seat number is not a seat of this match."""
 
     code = "invalid_seat"
 
 
-class SeatTakenError(BasraError):
+class SeatTakenError(RulesRefusalError):
     """The seat already has a player or a bot."""
 
     code = "seat_taken"
 
 
-class MatchNotStartedError(BasraError):
+class MatchNotStartedError(RulesRefusalError):
     """The match is still waiting for seats to be taken."""
 
     code = "match_not_started"
 
 
-class MatchEndedError(BasraError):
+class MatchEndedError(RulesRefusalError):
     """The match has ended; nothing more can be played."""
 
     code = "match_ended"
 
 
-class MatchAlreadyCreatedError(BasraError):
+class MatchAlreadyCreatedError(RulesRefusalError):
     """A match stream can be created only once."""
 
     code = "match_exists"
 
 
-class NotYourTurnError(BasraError):
+class NotYourTurnError(RulesRefusalError):
     """Only the seat on turn may play (R3)."""
 
     code = "not_your_turn"
 
 
-class CardNotInHandError(BasraError):
+class CardNotInHandError(RulesRefusalError):
     """The seat does not hold that card (R13: any card in the hand, and only those)."""
 
     code = "card_not_in_hand"
 
 
-class InvalidSecretError(BasraError):
-    """A match secret must be exactly 32 bytes (FAIRNESS.md)."""
+class InvalidSecretError(RulesRefusalError):
+    """A match secret must be exactly 32 bytes (docs/fairness.md)."""
 
     code = "invalid_secret"
 
 
-class InvalidClientSeedError(BasraError):
-    """A client seed is at most 64 bytes of UTF-8 (FAIRNESS.md)."""
+class InvalidClientSeedError(RulesRefusalError):
+    """A client seed is at most 64 bytes of UTF-8 (docs/fairness.md)."""
 
     code = "invalid_client_seed"
 
 
-class UnseededMatchError(BasraError):
+class UnseededMatchError(RulesRefusalError):
     """An imported match without its secret cannot deal further rounds."""
 
     code = "unseeded_match"
 
 
-class InvalidEventError(BasraError):
+class InvalidEventError(RulesRefusalError):
     """An event does not follow from the rules at its position in the stream."""
 
     code = "invalid_event"
+
+
+class InvalidNameError(RulesRefusalError):
+    """A seat name is 1 to 64 characters once trimmed."""
+
+    code = "invalid_name"
+
+
+class UnknownBotKindError(RulesRefusalError):
+    """The bot kind is not one the server can play (easy or random)."""
+
+    code = "unknown_bot_kind"
+
+
+class UnknownCommandError(RulesRefusalError):
+    """The rules have no such command."""
+
+    code = "unknown_command"

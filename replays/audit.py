@@ -22,7 +22,7 @@ from msgspec.structs import replace
 
 from domain.commands import CreateMatch, LeaveMatch, PlayCard, TakeSeat
 from domain.decide import decide
-from domain.errors import BasraError
+from domain.errors import RulesRefusalError
 from domain.events import (
     CardPlayed,
     CardsDealt,
@@ -201,7 +201,7 @@ class _Auditor:
         )
         try:
             made = decide(INITIAL_STATE, command)
-        except BasraError as error:
+        except RulesRefusalError as error:
             raise Diverged("setup", f"the table cannot be created: {error.message}") from None
         expected = made[0]
         assert isinstance(expected, MatchCreated)
@@ -250,7 +250,7 @@ class _Auditor:
                 assert_never(unknown)
         try:
             made = decide(self._decidable(), command)
-        except BasraError as error:
+        except RulesRefusalError as error:
             raise Diverged(event_kind(event), f"{what}: {error.message}") from None
         self.expected.extend(made[1:])
         return self.compare(event, made[0])

@@ -1,11 +1,21 @@
-"""Errors of the replay tooling, each a BasraError with a stable ``code``."""
+"""Errors of the replay tooling, each with a stable ``code``, by cause.
+
+A replay file or recorded stream that is not a readable match is a ``ReplayDataError``; a step
+or viewer that the match does not have is a ``RequestError``.
+"""
 
 from __future__ import annotations
 
-from domain.errors import BasraError
+from domain.errors import BasraError, RequestError
 
 
-class ReplayFileError(BasraError):
+class ReplayDataError(BasraError):
+    """Cause: a replay file or recorded stream is not a readable match; never raised itself."""
+
+    code = "replay_data_error"
+
+
+class ReplayFileError(ReplayDataError):
     """A replay file is malformed or breaks the rules; names the line and the reason."""
 
     code = "invalid_replay"
@@ -16,13 +26,13 @@ class ReplayFileError(BasraError):
         self.reason = reason
 
 
-class StreamError(BasraError):
+class StreamError(ReplayDataError):
     """A sequence of recorded events is not a match stream (empty, gaps, no match_created)."""
 
     code = "invalid_stream"
 
 
-class StepOutOfRangeError(BasraError):
+class StepOutOfRangeError(RequestError):
     """A step asked for lies outside the match's stream (seq 1 to the last event)."""
 
     code = "step_out_of_range"
@@ -33,7 +43,7 @@ class StepOutOfRangeError(BasraError):
         self.last = last
 
 
-class UnknownViewerError(BasraError):
+class UnknownViewerError(RequestError):
     """The viewer is neither support nor a seat of this match."""
 
     code = "unknown_viewer"

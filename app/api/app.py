@@ -16,7 +16,7 @@ from app.api.controllers.matches import MatchesController
 from app.api.controllers.replay import ReplayController
 from app.api.controllers.seat import SeatController
 from app.api.docs import COMPONENTS
-from app.api.errors import EXCEPTION_HANDLERS
+from app.api.error_handlers import EXCEPTION_HANDLERS
 from app.api.runtime import ApiRuntime, runtime_of
 from app.api.settings import ApiSettings
 from app.service import MatchService

@@ -11,7 +11,7 @@ from typing import TypeVar
 import msgspec
 
 from app.api.auth import AnyRequest
-from app.api.errors import MalformedJsonError, MissingBodyError, validation_error
+from app.api.errors import MalformedJsonError, MissingBodyError, body_error
 
 B = TypeVar("B", bound=msgspec.Struct)
 
@@ -23,7 +23,7 @@ async def strict_body(request: AnyRequest, body_type: type[B]) -> B:
         raise MissingBodyError("this route needs a JSON body")
     try:
         return msgspec.json.decode(raw, type=body_type, strict=True)
-    except msgspec.ValidationError as error:
-        raise validation_error(str(error)) from None
+    except msgspec.ValidationError:
+        raise body_error(raw, body_type) from None
     except msgspec.DecodeError as error:
         raise MalformedJsonError(f"the body is not valid JSON: {error}") from None

@@ -1,23 +1,30 @@
-"""One error shape for every refusal: ``{"error": {"code", "message"}}`` with a 4xx status.
+"""The API's own errors, and the HTTP status of every project error, in one table.
 
-Every error the API raises is a ``BasraError`` with a stable ``code``; this module holds the
-API's own errors, the status of every code, and the exception handlers that turn any of them
-(and Litestar's own validation errors) into that shape, in one place.
+Every error leaves the API as ``{"error": {"code", "message"}}``; ``HTTP_STATUS`` gives the
+status of each error class by its exact class (no default: a class missing from it is a
+bug, answered as a 500 and caught by the tests). Litestar's handlers that write the shape are
+in ``app.api.error_handlers``; this module imports no Litestar, so the command line can read
+the classes cheaply.
 """
 
 from __future__ import annotations
 
-import logging
-from typing import Any, Final
+import typing
+from types import UnionType
+from typing import Any, Final, Literal
 
 import msgspec
-from litestar import Request, Response
-from litestar.exceptions import HTTPException, ValidationException
 
-from domain import errors as domain_errors
-from domain.errors import BasraError
-
-log = logging.getLogger("basra.api")
+from app.errors import (
+    ConflictError,
+    CorruptEventError,
+    MatchNotFoundError,
+    StoreMissingError,
+    StoreUnavailableError,
+)
+from domain import errors as rules
+from domain.errors import BasraError, RequestError
+from replays.errors import ReplayFileError, StepOutOfRangeError, StreamError, UnknownViewerError
 
 
 class ErrorDetail(msgspec.Struct, frozen=True):
@@ -33,257 +40,234 @@ class ErrorBody(msgspec.Struct, frozen=True):
     error: ErrorDetail
 
 
-class ApiError(BasraError):
-    """An error of the HTTP layer itself; ``status`` is its HTTP status code."""
+class ApiError(RequestError):
+    """A request error found by the HTTP layer itself; never raised itself."""
 
     code = "bad_request"
-    status = 400
 
 
 class MalformedJsonError(ApiError):
     """The body is not JSON."""
 
     code = "malformed_json"
-    status = 400
 
 
 class MissingBodyError(ApiError):
     """The route needs a JSON body and none was sent."""
 
     code = "missing_body"
-    status = 400
 
 
 class UnknownFieldError(ApiError):
     """The body has a field the route does not know."""
 
     code = "unknown_field"
-    status = 422
 
 
 class MissingFieldError(ApiError):
     """The body lacks a required field."""
 
     code = "missing_field"
-    status = 422
 
 
 class WrongTypeError(ApiError):
     """A field or parameter has the wrong JSON type."""
 
     code = "wrong_type"
-    status = 422
 
 
 class InvalidValueError(ApiError):
     """A field or parameter is out of its allowed range or length."""
 
     code = "invalid_value"
-    status = 422
 
 
 class BodyTooLargeError(ApiError):
     """The body is larger than the server accepts."""
 
     code = "body_too_large"
-    status = 413
 
 
 class RouteNotFoundError(ApiError):
     """No route has this path."""
 
     code = "not_found"
-    status = 404
 
 
 class MethodNotAllowedError(ApiError):
     """The route exists but not with this method."""
 
     code = "method_not_allowed"
-    status = 405
 
 
 class MissingTokenError(ApiError):
     """The route needs a bearer token and none was sent."""
 
     code = "missing_token"
-    status = 401
 
 
 class UnknownTokenError(ApiError):
     """The bearer token is not one this server issued."""
 
     code = "unknown_token"
-    status = 401
 
 
 class WrongMatchError(ApiError):
     """The token belongs to another match."""
 
     code = "wrong_match"
-    status = 403
 
 
 class WrongSeatError(ApiError):
     """The token belongs to another seat of this match."""
 
     code = "wrong_seat"
-    status = 403
 
 
 class SupportOnlyError(ApiError):
     """Only support staff (or anyone, once the match has ended) may use this route now."""
 
     code = "support_only"
-    status = 403
 
 
 class SeatOnlyError(ApiError):
     """Only a seat of the match may do this (support watches but does not play)."""
 
     code = "seat_only"
-    status = 403
 
 
 class SeedRefusedError(ApiError):
     """A text seed is accepted only when the server runs in test mode (BASRA_TEST_MODE=1)."""
 
     code = "seed_refused"
-    status = 403
 
 
 class IdempotencyKeyReusedError(ApiError):
     """An ``Idempotency-Key`` was sent again with a different body."""
 
     code = "idempotency_key_reused"
-    status = 422
 
 
 class InvalidHeaderError(ApiError):
     """A header has a value the API cannot use."""
 
     code = "invalid_header"
-    status = 400
 
 
-class _OtherHttpError(ApiError):
-    """Any other HTTP error Litestar raises, under ``http_STATUS``."""
+INTERNAL_ERROR: Final = "internal_error"
+"""The code of a 500 for anything that is not a project error (logged in full on the server)."""
 
-    def __init__(self, message: str, status: int) -> None:
-        super().__init__(message)
-        self.code = f"http_{status}"
-        self.status = status
-
-
-class InternalError(ApiError):
-    """Something failed inside the server; the message says nothing about the match."""
-
-    code = "internal_error"
-    status = 500
-
-
-DOMAIN_STATUS: Final[dict[str, int]] = {
-    domain_errors.UnknownCardError.code: 422,
-    domain_errors.UnknownRulesetError.code: 422,
-    domain_errors.InvalidSeatCountError.code: 422,
-    domain_errors.InvalidTargetError.code: 422,
-    domain_errors.InvalidSeatError.code: 422,
-    domain_errors.SeatTakenError.code: 409,
-    domain_errors.MatchNotStartedError.code: 409,
-    domain_errors.MatchEndedError.code: 409,
-    domain_errors.MatchAlreadyCreatedError.code: 409,
-    domain_errors.NotYourTurnError.code: 409,
-    domain_errors.CardNotInHandError.code: 422,
-    domain_errors.InvalidSecretError.code: 422,
-    domain_errors.InvalidClientSeedError.code: 422,
-    domain_errors.UnseededMatchError.code: 409,
-    domain_errors.InvalidEventError.code: 422,
-    "match_not_found": 404,
-    "conflict": 409,
-    "corrupt_event": 500,
-    "store_unavailable": 503,
+HTTP_STATUS: Final[dict[type[BasraError], int]] = {
+    # Rules refusals: a request the rules cannot accept (422), or not now (409).
+    rules.UnknownCardError: 422,
+    rules.UnknownRulesetError: 422,
+    rules.InvalidSeatCountError: 422,
+    rules.InvalidTargetError: 422,
+    rules.InvalidSeatError: 422,
+    rules.SeatTakenError: 409,
+    rules.MatchNotStartedError: 409,
+    rules.MatchEndedError: 409,
+    rules.MatchAlreadyCreatedError: 409,
+    rules.NotYourTurnError: 409,
+    rules.CardNotInHandError: 422,
+    rules.InvalidSecretError: 422,
+    rules.InvalidClientSeedError: 422,
+    rules.UnseededMatchError: 409,
+    rules.InvalidEventError: 422,
+    rules.InvalidNameError: 422,
+    rules.UnknownBotKindError: 422,
+    rules.UnknownCommandError: 422,
+    # Request errors: nothing there, or a request that does not fit the route.
+    MatchNotFoundError: 404,
+    StoreMissingError: 503,
+    StepOutOfRangeError: 422,
+    UnknownViewerError: 422,
+    MalformedJsonError: 400,
+    MissingBodyError: 400,
+    UnknownFieldError: 422,
+    MissingFieldError: 422,
+    WrongTypeError: 422,
+    InvalidValueError: 422,
+    BodyTooLargeError: 413,
+    RouteNotFoundError: 404,
+    MethodNotAllowedError: 405,
+    MissingTokenError: 401,
+    UnknownTokenError: 401,
+    WrongMatchError: 403,
+    WrongSeatError: 403,
+    SupportOnlyError: 403,
+    SeatOnlyError: 403,
+    SeedRefusedError: 403,
+    IdempotencyKeyReusedError: 422,
+    InvalidHeaderError: 400,
+    # Store faults: a lost race is the client's to retry (409); the rest are the server's.
+    ConflictError: 409,
+    CorruptEventError: 500,
+    StoreUnavailableError: 503,
+    # Replay data: a stream or file that is not a match.
+    ReplayFileError: 422,
+    StreamError: 422,
 }
-"""The HTTP status of every error code raised below the API (domain and store)."""
+"""The HTTP status of every error class the API can meet, by exact class (no default)."""
 
 
-def status_of(error: BasraError) -> int:
-    """The HTTP status for a BasraError: its own ``status``, the table above, else 422."""
-    own = getattr(error, "status", None)
-    if isinstance(own, int):
-        return own
-    return DOMAIN_STATUS.get(error.code, 422)
+def status_of(error: BasraError) -> int | None:
+    """The HTTP status of ``error``'s exact class, or None when the table lacks it (a bug)."""
+    return HTTP_STATUS.get(type(error))
 
 
-def error_response(code: str, message: str, status: int) -> Response[ErrorBody]:
-    """The one error shape."""
-    return Response(ErrorBody(ErrorDetail(code, message)), status_code=status)
+def _shape(hint: Any) -> Any:
+    """The JSON shape of a field's type, without its limits: ``Literal["a"]`` is ``str``."""
+    origin = typing.get_origin(hint)
+    args = typing.get_args(hint)
+    if origin is Literal:
+        return typing.Union[tuple(type(arg) for arg in args)]  # noqa: UP007
+    if origin is typing.Union or origin is UnionType:
+        return typing.Union[tuple(_shape(arg) for arg in args)]  # noqa: UP007
+    if origin is tuple and len(args) == 2 and args[1] is Ellipsis:
+        return tuple[_shape(args[0]), ...]  # type: ignore[misc]
+    if origin is tuple:
+        return tuple[tuple(_shape(arg) for arg in args)]  # type: ignore[misc]
+    return hint
 
 
-def validation_error(message: str) -> ApiError:
-    """The API error for one of msgspec's validation messages."""
-    if "unknown field" in message:
-        return UnknownFieldError(message)
-    if "missing required field" in message:
-        return MissingFieldError(message)
-    if message.startswith("Expected `") and ", got `" in message:
-        return WrongTypeError(message)
-    return InvalidValueError(message)
+def _kind(value: object) -> str:
+    """The JSON kind of a decoded value."""
+    names = {dict: "object", list: "array", str: "str", bool: "bool", int: "int", float: "float"}
+    return "null" if value is None else names.get(type(value), type(value).__name__)
 
 
-def _from_validation(exc: ValidationException) -> ApiError:
-    """Litestar reports msgspec's decode errors as text; give each kind its own code."""
-    extra: Any = exc.extra
-    items = extra if isinstance(extra, list) else []
-    first = items[0] if items and isinstance(items[0], dict) else {}
-    text = str(first.get("message", exc.detail))
-    key = first.get("key")
-    where = f" (at {key})" if key and key != "data" else ""
-    if text == "'data'":
-        return MissingBodyError("this route needs a JSON body")
-    if "malformed" in text.lower() or "truncated" in text.lower():
-        return MalformedJsonError(text)
-    return validation_error(text + where)
+def body_error(raw: bytes, body_type: type[msgspec.Struct]) -> ApiError:
+    """Why a JSON body does not fit ``body_type``, found from its structure, field by field.
 
-
-def _from_http(exc: HTTPException) -> ApiError:
-    if isinstance(exc, ValidationException):
-        return _from_validation(exc)
-    status = exc.status_code
-    if status == 404:
-        return RouteNotFoundError("no such route")
-    if status == 405:
-        return MethodNotAllowedError("this route does not take that method")
-    if status == 413:
-        return BodyTooLargeError("the request body is too large")
-    if status == 400:
-        # msgspec's DecodeError text: "Input data was truncated", "JSON is malformed: ...".
-        return MalformedJsonError(f"the body is not valid JSON: {exc.detail}")
-    return _OtherHttpError(str(exc.detail), status)
-
-
-def handle_basra_error(_: Request[Any, Any, Any], exc: BasraError) -> Response[ErrorBody]:
-    """A refusal by the rules, the store or the API: its code, message and status."""
-    status = status_of(exc)
-    if status >= 500:
-        log.error("server error %s: %s", exc.code, exc.message)
-    return error_response(exc.code, exc.message, status)
-
-
-def handle_http_error(_: Request[Any, Any, Any], exc: HTTPException) -> Response[ErrorBody]:
-    """Litestar's own errors (routing, body decoding, size) in the same shape."""
-    error = _from_http(exc)
-    return error_response(error.code, error.message, error.status)
-
-
-def handle_unexpected(_: Request[Any, Any, Any], exc: Exception) -> Response[ErrorBody]:
-    """Anything else: logged in full on the server, a generic 500 for the client."""
-    log.exception("unexpected error", exc_info=exc)
-    return error_response(InternalError.code, "the server failed to handle this request", 500)
-
-
-EXCEPTION_HANDLERS: Final = {
-    BasraError: handle_basra_error,
-    HTTPException: handle_http_error,
-    Exception: handle_unexpected,
-}
-"""The exception handlers of the app: every error leaves through here."""
+    Call it once a strict decode has refused the body as invalid (not as malformed JSON): an
+    extra field, a missing one, a value of the wrong JSON type (types are strict: ``"3"`` is
+    not ``3``), else a value out of its range or length.
+    """
+    try:
+        value = msgspec.json.decode(raw)
+    except (msgspec.DecodeError, RecursionError):
+        return MalformedJsonError("the body is not valid JSON")
+    if not isinstance(value, dict):
+        return WrongTypeError(f"Expected `object`, got `{_kind(value)}`")
+    fields = msgspec.structs.fields(body_type)
+    known = {field.encode_name for field in fields}
+    unknown = [name for name in value if name not in known]
+    if unknown:
+        return UnknownFieldError(f"Object contains unknown field `{unknown[0]}`")
+    missing = [f.encode_name for f in fields if f.required and f.encode_name not in value]
+    if missing:
+        return MissingFieldError(f"Object missing required field `{missing[0]}`")
+    shapes = typing.get_type_hints(body_type)  # Annotated limits are dropped here
+    for field in fields:
+        if field.encode_name not in value:
+            continue
+        try:
+            msgspec.convert(value[field.encode_name], _shape(shapes[field.name]), strict=True)
+        except msgspec.ValidationError as error:
+            return WrongTypeError(f"{error} - at `$.{field.encode_name}`")
+    try:
+        msgspec.convert(value, body_type, strict=True)
+    except msgspec.ValidationError as error:
+        return InvalidValueError(str(error))
+    return InvalidValueError("the body does not fit this route")

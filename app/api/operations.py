@@ -25,7 +25,7 @@ from app.api.tokens import issue_token
 from app.errors import ConflictError
 from app.service import MatchService
 from domain.cards import parse_card
-from domain.errors import BasraError, CardNotInHandError, MatchEndedError, NotYourTurnError
+from domain.errors import CardNotInHandError, MatchEndedError, NotYourTurnError
 from domain.events import CardPlayed, MatchEnded
 from domain.evolve import fold
 from domain.fairness import secret_from_text_seed
@@ -250,7 +250,8 @@ def _result(
 ) -> PlayResponse:
     played = recorded[0].event
     if not isinstance(played, CardPlayed):
-        raise BasraError("the first event of a play is not card_played")
+        # Not a refusal: the stream itself is wrong, a fault of the server (500).
+        raise TypeError("the first event of a play is not card_played")
     last = recorded[-1].seq
     return PlayResponse(
         match_id=match_id,

@@ -74,9 +74,12 @@ def test_matches_lists_every_recorded_match(db: Path) -> None:
         ):
             assert field in row
 
-    # the plain listing has one line per match, newest first
+    # the plain listing has a header, then one line per match, newest first
     code, out, _ = run("matches", "--db", str(db))
-    assert [line.split("\t")[0] for line in out.splitlines()] == ["m-wait", "m-play", "m-ended"]
+    lines = [line.split("\t") for line in out.splitlines()]
+    assert lines[0][:4] == ["MATCH", "RULESET", "SEATS", "STATUS"]
+    assert [line[0] for line in lines[1:]] == ["m-wait", "m-play", "m-ended"]
+    assert all(len(line) == len(lines[0]) for line in lines)
     code, out, _ = run("matches", "--db", str(db), "--status", "ended", "--json")
     assert [row["match_id"] for row in json.loads(out)] == ["m-ended"]
 

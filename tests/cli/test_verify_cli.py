@@ -276,6 +276,7 @@ def test_usage_errors_are_one_line(db: Path, args: list[str], message: str) -> N
 
 
 def test_an_empty_store_verifies_clean(tmp_path: Path) -> None:
+    MatchService.open(tmp_path / "empty.db").close()
     result = run("verify", "--all", "--db", str(tmp_path / "empty.db"))
     assert result.exit_code == 0 and result.stdout == ""
     assert "verified 0 match(es)" in result.stderr

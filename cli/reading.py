@@ -1,0 +1,203 @@
+"""The read-only commands' work, without typer: matches, export, replay --step, verify ID.
+
+The typer commands call these, and so does the quick start (cli.quick) that answers the same
+command lines without loading typer; both print exactly the same bytes.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import msgspec
+
+from cli.shell import checked_status, dump_json, echo_err, opened, viewer_of
+from replays.audit import Divergence
+
+if TYPE_CHECKING:
+    from app.readmodel_matches import MatchSummaryView
+    from app.readmodels import ReadModels
+    from app.service import MatchService
+
+HEADER = (
+    "MATCH",
+    "RULESET",
+    "SEATS",
+    "STATUS",
+    "TOTALS",
+    "RESULT",
+    "ROUNDS",
+    "PLAYS",
+    "CREATED",
+    "PLAYERS",
+    "PROBLEM",
+)
+"""The columns of ``basra matches``, printed as its first line."""
+
+
+def read_models(service: MatchService) -> ReadModels:
+    """The read models that follow ``service``'s store (sqlite-utils is loaded only here)."""
+    from app.readmodels import ReadModels
+
+    return ReadModels.for_store(service.store)
+
+
+def _catch_up(read: ReadModels) -> int:
+    return read.catch_up()
+
+
+def list_matches(
+    db: Path | None,
+    status: str | None,
+    limit: int | None,
+    json: bool,
+    *,
+    catch_up: Callable[[ReadModels], int] = _catch_up,
+) -> None:
+    """``basra matches``: the read models brought up to date, then one line per match."""
+    status = checked_status(status)
+    with opened(db) as service:
+        read = read_models(service)
+        try:
+            catch_up(read)
+            rows = read.matches(status=status, limit=limit)
+        finally:
+            read.close()
+    if json:
+        dump_json(rows)
+        return
+    if not rows:
+        echo_err(f"no {status} matches recorded" if status else "no matches recorded")
+        return
+    lines = ["\t".join(HEADER)]
+    lines.extend(match_line(row) for row in rows)
+    sys.stdout.write("\n".join(lines) + "\n")
+
+
+def result_text(row: MatchSummaryView) -> str:
+    """How a match ended, e.g. ``side 1 won (forfeit)`` or ``draw (round_limit)``; else empty."""
+    if row.status != "ended":
+        return ""
+    who = "draw" if row.winner is None else f"side {row.winner} won"
+    return f"{who} ({row.end_reason})" if row.end_reason else who
+
+
+def match_line(row: MatchSummaryView) -> str:
+    """One match as a line of ``basra matches`` (tab-separated, the columns of HEADER)."""
+    return "\t".join(
+        [
+            row.match_id,
+            row.ruleset or "?",
+            str(row.seats or "?"),
+            row.status,
+            "-".join(str(t) for t in row.totals),
+            result_text(row) or "-",
+            str(row.rounds),
+            str(row.plays),
+            row.created or "-",
+            ", ".join(p or "(open)" for p in row.players) or "-",
+            row.problem or "-",
+        ]
+    )
+
+
+def export_match(
+    match_id: str, output: Path | None, as_seat: int | None, support: bool, db: Path | None
+) -> None:
+    """``basra export``: the replay file of a stored stream, for support or one seat."""
+    from domain.evolve import fold
+    from replays.cursor import MatchCursor
+    from replays.replay_file import write_replay
+
+    viewer = viewer_of(as_seat, support)
+    with opened(db) as service:
+        recorded = service.events(match_id)
+    MatchCursor(recorded).check_viewer(viewer)
+    data = write_replay(recorded, fold(r.event for r in recorded).names, viewer)
+    if output is None:
+        sys.stdout.buffer.write(data)
+        sys.stdout.flush()
+    else:
+        output.write_bytes(data)
+        echo_err(f"wrote {output} ({len(recorded)} events)")
+
+
+def replay_step(
+    match_id: str,
+    step: int | None,
+    as_seat: int | None,
+    support: bool,
+    db: Path | None,
+    json: bool,
+) -> None:
+    """``basra replay ID --step N`` (or ``--json``): one position, printed or as data."""
+    from replays.banner import divergence_at
+    from replays.cursor import MatchCursor
+    from replays.render import render_frame, report
+
+    viewer = viewer_of(as_seat, support)
+    with opened(db) as service:
+        events = service.events(match_id)
+    cursor = MatchCursor(events)
+    cursor.check_viewer(viewer)
+    position = cursor.position(step if step is not None else cursor.last_seq, viewer)
+    # A match that does not verify says so from its first bad event on.
+    divergence = divergence_at(cursor, position.seq, viewer)
+    if json:
+        dump_json(report(position, divergence))
+    else:
+        sys.stdout.write(render_frame(position, divergence))
+
+
+class VerifyResult(msgspec.Struct, frozen=True, kw_only=True):
+    """One match's verification, as ``--json`` prints it."""
+
+    match_id: str
+    ok: bool
+    events: int
+    seeded: bool
+    divergence: Divergence | None
+
+
+def verify_one(service: MatchService, match_id: str) -> VerifyResult:
+    """Re-adjudicate one stored match; a stored event that cannot be read is a divergence."""
+    from app.errors import CorruptEventError
+    from replays.audit import audit
+
+    try:
+        events = service.events(match_id)
+    except CorruptEventError as error:
+        divergence = Divergence(seq=error.seq, kind="corrupt", explanation=error.message)
+        return VerifyResult(
+            match_id=match_id, ok=False, events=0, seeded=False, divergence=divergence
+        )
+    result = audit(events)
+    return VerifyResult(
+        match_id=match_id,
+        ok=result.ok,
+        events=result.events,
+        seeded=result.seeded,
+        divergence=result.divergence,
+    )
+
+
+def verify_line(result: VerifyResult) -> str:
+    """``ID ok …`` or ``ID seq N kind: why`` for the plain output of ``basra verify``."""
+    if result.divergence is None:
+        seeded = "deals checked against the seed" if result.seeded else "deals as recorded"
+        return f"{result.match_id}\tok\t{result.events} events, {seeded}"
+    d = result.divergence
+    return f"{result.match_id}\tseq {d.seq}\t{d.kind}: {d.explanation}"
+
+
+def verify_match(match_id: str, db: Path | None, json: bool) -> int:
+    """``basra verify ID``: one line (or JSON list) for the match; exit status 0 only if clean."""
+    with opened(db) as service:
+        result = verify_one(service, match_id)
+    if json:
+        dump_json([result])
+    else:
+        sys.stdout.write(verify_line(result) + "\n")
+    return 0 if result.ok else 1
