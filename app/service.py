@@ -16,20 +16,18 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from app.config import resolve_store
-from app.errors import ConflictError, MatchNotFoundError, StoreFaultError
+from app.errors import ConflictError, MatchNotFoundError
 from app.store import MatchStore
 from app.store_cache import StateCache
-from domain.bots import Bot, RandomBot, make_bot
+from domain.bots import Bot, bot_at
 from domain.cards import parse_card
 from domain.commands import Command, CreateMatch, LeaveMatch, PlayCard, TakeSeat
 from domain.decide import decide
-from domain.errors import MatchAlreadyCreatedError
+from domain.errors import BasraError, MatchAlreadyCreatedError
 from domain.events import Event, MatchCreated
 from domain.evolve import evolve, fold
-from domain.rulesets import ruleset
 from domain.state import INITIAL_STATE, MatchState
 from domain.views import seat_view
-from replays.errors import StreamError
 from replays.recorded import RecordedEvent
 
 log = logging.getLogger(__name__)
@@ -39,10 +37,6 @@ Listener = Callable[[str, list[RecordedEvent]], None]
 
 SNAPSHOT_EVERY = 50
 """A snapshot is kept each time a stream passes a multiple of this many events."""
-
-CARDS_DEALT_PER_ROUND = 48
-"""R4, R5: 52 cards less the 4 of the first floor go to the hands over a round's deals."""
-
 
 def utc_now() -> str:
     """The record time of an event: UTC, ``YYYY-MM-DDTHH:MM:SS.ffffffZ``."""
@@ -54,40 +48,17 @@ def new_match_id() -> str:
     return f"m-{secrets.token_hex(8)}"
 
 
-def plays_made(state: MatchState, seat: int) -> int:
-    """How many cards ``seat`` has played so far in the match (every seat plays its whole hand)."""
-    setup = state.setup
-    if setup is None or state.round == 0:
-        return 0
-    hand_size = ruleset(setup.ruleset).hand_size
-    deals_per_round = CARDS_DEALT_PER_ROUND // (setup.seats * hand_size)  # R5
-    deals = (state.round - 1) * deals_per_round + state.deal
-    return deals * hand_size - len(state.hands[seat])
-
-
 def bot_for(state: MatchState, seat: int) -> Bot:
     """The bot of ``seat`` as it stands now (a random bot resumes its seeded stream)."""
-    setup = state.setup
-    assert setup is not None and setup.key is not None
-    if setup.bot_kind == "random":
-        hand_size = ruleset(setup.ruleset).hand_size
-        return RandomBot.resume(setup.key, seat, hand_size, plays_made(state, seat))
-    return make_bot(setup.bot_kind, setup.key, seat)
+    return bot_at(state, seat)
 
 
 class MatchService:
     """Commands as transactions: load → decide → append with the expected version."""
 
-    def __init__(
-        self,
-        store: MatchStore,
-        *,
-        snapshot_every: int = SNAPSHOT_EVERY,
-        clock: Callable[[], str] = utc_now,
-    ) -> None:
+    def __init__(self, store: MatchStore, *, snapshot_every: int = SNAPSHOT_EVERY) -> None:
         self.store = store
         self.snapshot_every = snapshot_every
-        self.clock = clock  # the record time of each commit (a seeded simulation fixes it)
         self.cache = StateCache()
         self._listeners: list[Listener] = []
         self._listeners_lock = threading.Lock()
@@ -198,14 +169,14 @@ class MatchService:
     def append_imported(self, match_id: str, recorded: list[RecordedEvent]) -> None:
         """Store a whole validated stream as a new match in one transaction, as given."""
         if not recorded or not isinstance(recorded[0].event, MatchCreated):
-            raise StreamError("an imported stream starts with match_created")
+            raise BasraError("an imported stream starts with match_created")
         if recorded[0].event.match_id != match_id:
-            raise StreamError(
+            raise BasraError(
                 f"the stream's match_created names {recorded[0].event.match_id!r}, not {match_id!r}"
             )
         for expected, item in enumerate(recorded, 1):
             if item.seq != expected:
-                raise StreamError(
+                raise BasraError(
                     f"an imported stream's seqs run 1, 2, …; found {item.seq} at {expected}"
                 )
         if self.store.last_seq(match_id):
@@ -302,7 +273,7 @@ class MatchService:
         steps: list[tuple[Event, str]],
         request_id: str | None,
     ) -> list[RecordedEvent]:
-        at = self.clock()
+        at = utc_now()
         recorded = [
             RecordedEvent(
                 seq=before.events + i, at=at, event=event, caused_by=cause, request_id=request_id
@@ -324,7 +295,7 @@ class MatchService:
         if every > 0 and state.events // every > previous // every:
             try:
                 self.store.save_snapshot(match_id, state)
-            except StoreFaultError as error:  # a snapshot is only a cache: the append stands
+            except BasraError as error:  # a snapshot is only a cache: the append stands
                 log.warning("snapshot of %s at %d not kept: %s", match_id, state.events, error)
 
     def _notify(self, match_id: str, recorded: list[RecordedEvent]) -> None:

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Final, Protocol
 
-from domain.cards import CLASSIC_POINTS, JACKS, VALUE, Card
+from domain.cards import CLASSIC_POINTS, DECK, JACKS, KOMI, VALUE, Card
 from domain.fairness import Stream, bot_stream
 from domain.play import remaining_floor, resolve_play
-from domain.rulesets import ruleset
+from domain.rulesets import FIRST_FLOOR_CARDS, ruleset
+from domain.state import MatchState
 from domain.views import SeatView
+
+CARDS_DEALT_PER_ROUND: Final = len(DECK) - FIRST_FLOOR_CARDS
+"""R4, R5: the 52 cards less the 4 of the first floor go to the hands over a round's deals."""
 
 
 class Bot(Protocol):
@@ -20,7 +24,8 @@ class Bot(Protocol):
 
 
 class RandomBot:
-    """Plays a uniformly random card, drawing from the ``bot/SEAT`` stream (FAIRNESS.md)."""
+    """Plays a uniformly random card of its current hand, drawing from the ``bot/SEAT`` stream
+    (docs/fairness.md)."""
 
     def __init__(self, key: bytes, seat: int) -> None:
         self.seat = seat
@@ -28,7 +33,8 @@ class RandomBot:
 
     @classmethod
     def resume(cls, key: bytes, seat: int, hand_size: int, plays_made: int) -> RandomBot:
-        """The bot as it stands after ``plays_made`` plays: hands shrink h, h-1, .., 1 each deal."""
+        """The bot as it stands after ``plays_made`` plays: each deal its hand shrinks from
+        ``hand_size`` cards to 1, and each play drew uniform(cards then in hand)."""
         bot = cls(key, seat)
         for k in range(plays_made):
             bot.stream.uniform(hand_size - k % hand_size)
@@ -65,7 +71,7 @@ class EasyBot:
                 )
                 score += 1.0 + len(outcome.captured)
                 after = remaining_floor(view.floor, outcome.captured)
-                if card in JACKS or (card == "7D" and rules.komi_has_power):
+                if card in JACKS or (card == KOMI and rules.komi_has_power):
                     score -= 5.0  # a sweep is worth keeping for a loaded floor
             else:
                 after = (*view.floor, card)
@@ -92,6 +98,29 @@ def _exposure(floor: tuple[Card, ...]) -> float:
     if all(values) and sum(values) <= 10:
         return 3.0
     return 0.0
+
+
+def plays_made(state: MatchState, seat: int) -> int:
+    """How many cards ``seat`` has played so far in the match: every deal of every round gives
+    each seat a full hand (R5), and the cards it still holds are the ones not yet played."""
+    setup = state.setup
+    if setup is None or state.round == 0:
+        return 0
+    hand_size = ruleset(setup.ruleset).hand_size
+    deals_per_round = CARDS_DEALT_PER_ROUND // (setup.seats * hand_size)
+    deals = (state.round - 1) * deals_per_round + state.deal
+    return deals * hand_size - len(state.hands[seat])
+
+
+def bot_at(state: MatchState, seat: int) -> Bot:
+    """The bot of ``seat`` as it stands in ``state``: a random bot resumes its stream after the
+    draws of every play the seat has made; the easy bot remembers nothing, so it is new."""
+    setup = state.setup
+    assert setup is not None and setup.key is not None
+    if setup.bot_kind == "random":
+        hand_size = ruleset(setup.ruleset).hand_size
+        return RandomBot.resume(setup.key, seat, hand_size, plays_made(state, seat))
+    return make_bot(setup.bot_kind, setup.key, seat)
 
 
 def make_bot(kind: str, key: bytes, seat: int) -> Bot:

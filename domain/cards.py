@@ -59,11 +59,6 @@ def parse_card(text: str) -> Card:
     return card
 
 
-def is_number(card: Card) -> bool:
-    """True for an ace or a 2..10: the cards that have a value and take part in sums (R7)."""
-    return VALUE[card] > 0
-
-
 def display(card: Card) -> str:
     """The card with its suit symbol for people (``7♦``); never used in machine output (R1)."""
     return RANK[card] + SUIT_SYMBOLS[SUIT[card]]

@@ -15,6 +15,9 @@ from domain.errors import UnknownRulesetError
 MAX_ROUNDS: Final = 30
 """R22: after round 30 with no winner, the higher total wins and equal totals draw."""
 
+FIRST_FLOOR_CARDS: Final = 4
+"""R4: four cards are turned for the first floor of a round."""
+
 MAJORITY_CARDS: Final = 27
 """R20: the side with 27 or more of the 52 cards takes the majority award."""
 
@@ -151,9 +154,6 @@ class Jordanian(Classic):
         value = VALUE[card]
         return 2 * (value if value else 10)
 
-
-RuleSet = Classic
-"""The rule set interface: Classic and the classes that override it."""
 
 RULESETS: Final[dict[str, Classic]] = {
     rules.name: rules for rules in (Classic(), Egyptian(), Lebanese(), Yemeni(), Jordanian())

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from domain.bots import Bot, make_bot
+from domain.bots import Bot, bot_at
 from domain.commands import CreateMatch, PlayCard
 from domain.decide import decide
 from domain.events import Event
@@ -12,10 +12,11 @@ from domain.views import seat_view
 
 
 def bots_for(state: MatchState) -> dict[int, Bot]:
-    """A bot for every bot seat of a created match, each on its own seeded stream."""
+    """The bot of every bot seat of a created match as it stands in ``state``, each on its own
+    seeded stream."""
     setup = state.setup
     assert setup is not None and setup.key is not None
-    return {seat: make_bot(setup.bot_kind, setup.key, seat) for seat in setup.bots}
+    return {seat: bot_at(state, seat) for seat in setup.bots}
 
 
 def play_bot_turns(

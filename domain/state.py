@@ -11,9 +11,6 @@ from domain.cards import CLASSIC_POINTS, Card
 Status: TypeAlias = Literal["new", "waiting", "playing", "ended"]
 """``new`` before the match exists; then waiting for seats, playing, ended."""
 
-SIDES: Final = 2
-"""R2: two sides; seat s belongs to side s % 2."""
-
 
 def side_of(seat: int) -> int:
     """R2: seat ``s`` belongs to side ``s % 2`` (partners are 0+2 and 1+3)."""

@@ -1,6 +1,6 @@
 """Writes the golden replay files and their frames: `python tests/data/golden/make_golden.py`.
 
-One match per rule set at 2 and at 4 seats, each from a fixed text seed (FAIRNESS.md), played
+One match per rule set at 2 and at 4 seats, each from a fixed text seed (docs/fairness.md), played
 through ``domain.decide`` as the service would record it: people take seats through tokens,
 bots reply, and at 4 seats one turn is played for a seat whose clock ran out (R25). Times are
 fixed so that every run writes the same bytes. Rerun it only when the rules or the renderer
@@ -13,7 +13,7 @@ import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from domain.bots import Bot, EasyBot, RandomBot, make_bot
+from domain.bots import Bot, EasyBot, RandomBot
 from domain.commands import Command, CreateMatch, PlayCard, TakeSeat
 from domain.decide import decide
 from domain.events import CardPlayed, Event, MatchCreated, RoundScored
@@ -21,6 +21,7 @@ from domain.evolve import evolve
 from domain.fairness import secret_from_text_seed
 from domain.redaction import SUPPORT
 from domain.rulesets import RULESETS
+from domain.selfplay import bots_for
 from domain.state import INITIAL_STATE, MatchState
 from domain.views import seat_view
 from replays.cursor import MatchCursor, viewer_name
@@ -94,9 +95,7 @@ def play_golden(ruleset: str, seats: int) -> tuple[list[RecordedEvent], MatchSta
         bot_kind=kind,
     )
     recorder.run(created, "server", {})
-    setup = recorder.state.setup
-    assert setup is not None and setup.key is not None
-    bots = {s: make_bot(kind, setup.key, s) for s in bot_seats}
+    bots = bots_for(recorder.state)
     for seat, person in people.items():
         cause = f"seat:{seat}/token:tok-{person}"
         recorder.run(TakeSeat(seat, person, token_id=f"tok-{person}"), cause, bots)
