@@ -163,8 +163,8 @@ def test_a_viewer_is_refused_in_the_same_words_by_replay_and_export(db: Path) ->
 def test_a_refused_simulation_creates_nothing(tmp_path: Path, args: list[str], words: str) -> None:
     store, out = tmp_path / "new.db", tmp_path / "out"
     result = run("simulate", *args, "--export", str(out), "--db", str(store))
-    assert words in one_line_error(result, result.exit_code)
     assert result.exit_code != 0
+    assert words in one_line_error(result, result.exit_code)
     assert list(tmp_path.iterdir()) == []
 
 
@@ -172,7 +172,15 @@ def test_an_export_folder_that_is_a_file_is_said_in_words(tmp_path: Path) -> Non
     (tmp_path / "README.md").write_text("not a folder\n")
     store = tmp_path / "new.db"
     result = run(
-        "simulate", "--ruleset", "classic", "--seats", "2", "--export", str(tmp_path / "README.md")
+        "simulate",
+        "--ruleset",
+        "classic",
+        "--seats",
+        "2",
+        "--export",
+        str(tmp_path / "README.md"),
+        "--db",
+        str(store),
     )
     message = one_line_error(result, 2)
     assert "README.md is a file" in message and "Errno" not in message
