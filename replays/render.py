@@ -10,6 +10,8 @@ import msgspec
 from domain.events import Event
 from domain.state import side_of
 from domain.views import TableView
+from replays.audit import Divergence
+from replays.banner import banner
 from replays.cursor import Position, Viewer, hands_of, viewer_name
 from replays.words import cards_text, describe, describe_cause
 
@@ -29,10 +31,15 @@ class PositionReport(msgspec.Struct, frozen=True, kw_only=True):
     at: str
     caused_by: str | None
     request_id: str | None
+    divergence: Divergence | None = None
 
 
-def report(position: Position) -> PositionReport:
-    """The machine-readable form of a position (still redacted for its viewer)."""
+def report(position: Position, divergence: Divergence | None = None) -> PositionReport:
+    """The machine-readable form of a position (still redacted for its viewer).
+
+    ``divergence`` is the first event that does not verify, as the viewer may read it, from
+    that event on (``replays.banner.visible_divergence``).
+    """
     return PositionReport(
         seq=position.seq,
         last_seq=position.last_seq,
@@ -43,6 +50,7 @@ def report(position: Position) -> PositionReport:
         at=position.at,
         caused_by=position.caused_by,
         request_id=position.request_id,
+        divergence=divergence,
     )
 
 
@@ -101,10 +109,14 @@ def _end_line(view: TableView) -> str | None:
     return f"match ended ({view.end_reason}): side {view.winner} wins, {totals}"
 
 
-def render_frame(position: Position) -> str:
-    """One frame of the replay as text: what the position's viewer may see, nothing more (R23)."""
+def render_frame(position: Position, divergence: Divergence | None = None) -> str:
+    """One frame of the replay as text: what the position's viewer may see, nothing more (R23).
+
+    ``divergence`` (as the viewer may read it) puts a warning banner on top of the frame.
+    """
     view = position.view
     lines = [
+        *banner(divergence, FRAME_WIDTH),
         f"match {view.match_id} · {view.ruleset} · {view.seats} seats · target {view.target}"
         f" · viewer: {viewer_name(position.viewer)}",
         f"seq {position.seq} of {position.last_seq} · {_status_line(view)}",

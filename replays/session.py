@@ -6,6 +6,8 @@ import textwrap
 from typing import Final
 
 from domain.redaction import SUPPORT
+from replays.audit import Divergence
+from replays.banner import stream_divergence, visible_divergence
 from replays.cursor import MatchCursor, Step, Viewer, viewer_name
 from replays.diff import describe_diff, diff
 from replays.errors import StepOutOfRangeError
@@ -52,10 +54,15 @@ _ENTER: Final = frozenset({"\r", "\n"})
 
 
 class Session:
-    """A replay being stepped through: the cursor, the current seq and viewer, and messages."""
+    """A replay being stepped through: the cursor, the current seq and viewer, and messages.
+
+    The stream is re-adjudicated once (``replays.audit``): from its first event that does not
+    verify on, every frame carries a warning banner.
+    """
 
     def __init__(self, cursor: MatchCursor, viewer: Viewer = SUPPORT, seq: int = 1) -> None:
         self.cursor = cursor
+        self.divergence: Divergence | None = stream_divergence(cursor)
         self.viewer = cursor.check_viewer(viewer)
         self.seq = seq
         cursor.position(seq, viewer)  # fail early on a bad start
@@ -153,7 +160,11 @@ class Session:
 
     def frame(self) -> str:
         """The current frame: the position as the viewer sees it, then messages and keys."""
-        text = render_frame(self.cursor.position(self.seq, self.viewer))
+        cursor = self.cursor
+        shown = visible_divergence(
+            self.divergence, self.seq, cursor.last_seq, self.viewer, ended=cursor.ended
+        )
+        text = render_frame(cursor.position(self.seq, self.viewer), shown)
         lines = [text]
         if self.show_help:
             lines.append(HELP)

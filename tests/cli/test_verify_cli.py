@@ -280,3 +280,106 @@ def test_an_empty_store_verifies_clean(tmp_path: Path) -> None:
     result = run("verify", "--all", "--db", str(tmp_path / "empty.db"))
     assert result.exit_code == 0 and result.stdout == ""
     assert "verified 0 match(es)" in result.stderr
+
+
+def rewrite_trail(db: Path, match_id: str, seq: int, **fields: Any) -> None:
+    """Change who caused, or when, the stored event at ``seq`` (its dispute trail)."""
+    with sqlite3.connect(db) as connection:
+        (state,) = connection.execute(
+            "SELECT state FROM stored_events WHERE originator_id = ? AND originator_version = ?",
+            (match_id, seq),
+        ).fetchone()
+        stored = json.loads(state)
+        stored.update(fields)
+        connection.execute(
+            "UPDATE stored_events SET state = ? WHERE originator_id = ? AND originator_version = ?",
+            (json.dumps(stored).encode(), match_id, seq),
+        )
+
+
+def persons_play(db: Path, match_id: str, seat: int) -> int:
+    """The seq of the first play a person made through their token."""
+    return next(
+        s
+        for s, row in enumerate(rows(db, match_id), 1)
+        if row["event"]["type"] == "card_played"
+        and row.get("caused_by") == f"seat:{seat}/token:t{seat}"
+    )
+
+
+@pytest.mark.parametrize(
+    ("fields", "reason"),
+    [
+        ({"caused_by": "seat:2/token:t2"}, "a seat plays only its own cards"),
+        ({"caused_by": "seat:0/token:stolen"}, "a token seat 0 never held"),
+        ({"at": "2000-01-01T00:00:00.000000Z"}, "times never go backwards"),
+    ],
+)
+def test_a_forged_dispute_trail_fails_at_its_seq(
+    db: Path, ids: dict[str, str], fields: dict[str, str], reason: str
+) -> None:
+    # given seat 0's play credited to another seat, another token, or an earlier time
+    match_id = ids["people"]
+    seq = persons_play(db, match_id, 0)
+    rewrite_trail(db, match_id, seq, **fields)
+    # then verify names that seq as a fault of the trail
+    line = diverges_at(db, match_id, seq)
+    assert "\ttrail: " in line and reason in line
+
+
+def test_replay_of_a_match_that_does_not_verify_shows_a_banner_from_the_bad_seq(
+    db: Path, ids: dict[str, str]
+) -> None:
+    # given a person's capturing play whose haul is emptied in the database
+    match_id = ids["people"]
+    seq = next(
+        s
+        for s, row in enumerate(rows(db, match_id), 1)
+        if row["event"]["type"] == "card_played"
+        and row["event"]["captured"]
+        and row.get("caused_by", "").startswith("seat:")
+    )
+    rewrite(db, match_id, seq, lambda e: e.update(captured=[], groups=[], basra=0, sweep=False))
+    last = len(rows(db, match_id))
+    # when frames before it, at it and after it are printed
+    before = run("replay", match_id, "--step", str(seq - 1), "--db", str(db))
+    at = run("replay", match_id, "--step", str(seq), "--db", str(db))
+    after = run("replay", match_id, "--step", str(last), "--db", str(db))
+    # then the frames from it on open with the banner naming the seq and why; earlier ones do not
+    assert before.exit_code == 0 and "does not verify" not in before.stdout
+    for shown in (at, after):
+        assert shown.exit_code == 0, shown.stderr
+        assert shown.stdout.startswith(f"!! this match does not verify: seq {seq} ")
+        assert "the rules take" in " ".join(shown.stdout.split())
+    # and the JSON form carries the divergence
+    data = json.loads(run("replay", match_id, "--json", "--db", str(db)).stdout)
+    assert (data["divergence"]["seq"], data["divergence"]["kind"]) == (seq, "play")
+    # and the interactive replay shows it on every frame after it, not before
+    keyed = CliRunner().invoke(
+        app, ["replay", match_id, "--db", str(db)], input="g" + str(seq) + "\nn$q", env=ISOLATED
+    )
+    frames = keyed.stdout.split("keys: n/p event")[:-1]  # the key line ends every frame
+    banners = [f for f in frames if "does not verify" in f]
+    calm = [f for f in frames if "does not verify" not in f]
+    assert keyed.exit_code == 0 and len(banners) == 3  # at seq, one on, the last
+    assert calm and all(f"seq 1 of {last}" in f for f in calm)
+
+
+def test_a_seat_reads_the_banner_without_the_reason(db: Path, ids: dict[str, str]) -> None:
+    # given the people's match cut short in the store (its last events removed), so it has not
+    # ended, with a changed play before the cut
+    match_id = ids["people"]
+    seq = persons_play(db, match_id, 2)
+    rewrite(db, match_id, seq, lambda e: e.update(basra=30))
+    with sqlite3.connect(db) as connection:
+        connection.execute(
+            "DELETE FROM stored_events WHERE originator_id = ? AND originator_version > ?",
+            (match_id, seq + 1),
+        )
+    # when seat 0 steps to it
+    shown = run("replay", match_id, "--step", str(seq), "--as", "0", "--db", str(db))
+    # then the banner names the seq and the kind but not the reason, which may name cards
+    assert shown.exit_code == 0, shown.stderr
+    assert shown.stdout.startswith(f"!! this match does not verify: seq {seq} ")
+    assert "(play)" in shown.stdout and "shown to support" in " ".join(shown.stdout.split())
+    assert "Basra of 30" not in " ".join(shown.stdout.split())
