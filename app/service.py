@@ -16,18 +16,19 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from app.config import resolve_store
-from app.errors import ConflictError, MatchNotFoundError
+from app.errors import ConflictError, MatchNotFoundError, StoreFaultError
 from app.store import MatchStore
 from app.store_cache import StateCache
 from domain.bots import Bot, bot_at
 from domain.cards import parse_card
 from domain.commands import Command, CreateMatch, LeaveMatch, PlayCard, TakeSeat
 from domain.decide import decide
-from domain.errors import BasraError, MatchAlreadyCreatedError
+from domain.errors import MatchAlreadyCreatedError
 from domain.events import Event, MatchCreated
 from domain.evolve import evolve, fold
 from domain.state import INITIAL_STATE, MatchState
 from domain.views import seat_view
+from replays.errors import StreamError
 from replays.recorded import RecordedEvent
 
 log = logging.getLogger(__name__)
@@ -37,6 +38,7 @@ Listener = Callable[[str, list[RecordedEvent]], None]
 
 SNAPSHOT_EVERY = 50
 """A snapshot is kept each time a stream passes a multiple of this many events."""
+
 
 def utc_now() -> str:
     """The record time of an event: UTC, ``YYYY-MM-DDTHH:MM:SS.ffffffZ``."""
@@ -56,9 +58,16 @@ def bot_for(state: MatchState, seat: int) -> Bot:
 class MatchService:
     """Commands as transactions: load → decide → append with the expected version."""
 
-    def __init__(self, store: MatchStore, *, snapshot_every: int = SNAPSHOT_EVERY) -> None:
+    def __init__(
+        self,
+        store: MatchStore,
+        *,
+        snapshot_every: int = SNAPSHOT_EVERY,
+        clock: Callable[[], str] = utc_now,
+    ) -> None:
         self.store = store
         self.snapshot_every = snapshot_every
+        self.clock = clock  # the record time of each commit (a seeded simulation fixes it)
         self.cache = StateCache()
         self._listeners: list[Listener] = []
         self._listeners_lock = threading.Lock()
@@ -169,14 +178,14 @@ class MatchService:
     def append_imported(self, match_id: str, recorded: list[RecordedEvent]) -> None:
         """Store a whole validated stream as a new match in one transaction, as given."""
         if not recorded or not isinstance(recorded[0].event, MatchCreated):
-            raise BasraError("an imported stream starts with match_created")
+            raise StreamError("an imported stream starts with match_created")
         if recorded[0].event.match_id != match_id:
-            raise BasraError(
+            raise StreamError(
                 f"the stream's match_created names {recorded[0].event.match_id!r}, not {match_id!r}"
             )
         for expected, item in enumerate(recorded, 1):
             if item.seq != expected:
-                raise BasraError(
+                raise StreamError(
                     f"an imported stream's seqs run 1, 2, …; found {item.seq} at {expected}"
                 )
         if self.store.last_seq(match_id):
@@ -273,7 +282,7 @@ class MatchService:
         steps: list[tuple[Event, str]],
         request_id: str | None,
     ) -> list[RecordedEvent]:
-        at = utc_now()
+        at = self.clock()
         recorded = [
             RecordedEvent(
                 seq=before.events + i, at=at, event=event, caused_by=cause, request_id=request_id
@@ -295,7 +304,7 @@ class MatchService:
         if every > 0 and state.events // every > previous // every:
             try:
                 self.store.save_snapshot(match_id, state)
-            except BasraError as error:  # a snapshot is only a cache: the append stands
+            except StoreFaultError as error:  # a snapshot is only a cache: the append stands
                 log.warning("snapshot of %s at %d not kept: %s", match_id, state.events, error)
 
     def _notify(self, match_id: str, recorded: list[RecordedEvent]) -> None:
