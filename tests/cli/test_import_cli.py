@@ -200,3 +200,92 @@ def test_import_verify_and_replay_on_postgresql(postgres_url: str, tmp_path: Pat
     assert verified.exit_code == 0 and verified.stdout.startswith(f"{name}\tok")
     seq, viewer, frame = golden_frames(name)[2]
     assert run("replay", name, "--step", str(seq), *viewer, env=env).stdout == frame
+
+
+def stored_streams(db: Path) -> dict[str, list[tuple[int, str, str | None]]]:
+    """Every stored match's events as (seq, at, cause): a refused import must change none."""
+    service = MatchService.open(db)
+    try:
+        return {
+            match_id: [(r.seq, r.at, r.caused_by) for r in service.events(match_id)]
+            for match_id in service.match_ids()
+        }
+    finally:
+        service.close()
+
+
+def golden_lines(name: str) -> list[dict[str, object]]:
+    """A golden file's lines as JSON objects."""
+    return [json.loads(line) for line in (GOLDEN / f"{name}.jsonl").read_bytes().splitlines()]
+
+
+@pytest.mark.parametrize(
+    ("cut", "reason"),
+    [
+        ({"seq": 9, "caused_by": "seat:2/token:tok-bashir"}, "a seat plays only its own cards"),
+        ({"seq": 9, "caused_by": "seat:0/token:tok-forged"}, "never held"),
+        ({"seq": 9, "at": "2026-11-29T20:00:00.000000Z"}, "times never go backwards"),
+        ({"stop": 40}, "reveals the match secret"),
+    ],
+)
+def test_a_forged_or_cut_short_file_is_refused_and_the_store_is_unchanged(
+    tmp_path: Path, cut: dict[str, object], reason: str
+) -> None:
+    # given a store that already holds a match
+    db = tmp_path / "basra.db"
+    assert run("import", str(GOLDEN / "golden-yemeni-2.jsonl"), "--db", str(db)).exit_code == 0
+    before = stored_streams(db)
+    # and a file whose trail was forged at one event, or that stops before its end
+    lines = golden_lines("golden-classic-4")
+    if "stop" in cut:
+        stop = int(str(cut["stop"]))
+        while lines[stop]["type"] != "card_played" or lines[stop + 1]["type"] != "card_played":
+            stop += 1
+        lines = lines[: stop + 1]
+        line = stop + 1
+    else:
+        seq = int(str(cut.pop("seq")))
+        lines[seq].update(cut)
+        line = seq + 1
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("".join(json.dumps(one) + "\n" for one in lines))
+    # when it is imported
+    result = run("import", str(bad), "--db", str(db))
+    # then it is refused in one line naming the line and the reason
+    assert result.exit_code == 1 and result.stdout == ""
+    assert result.stderr.startswith(f"error: line {line}: ") and result.stderr.count("\n") == 1
+    assert reason in result.stderr
+    # and the store holds exactly what it held before
+    assert stored_streams(db) == before
+
+
+def test_a_file_with_only_the_required_lines_imports_and_verifies(tmp_path: Path) -> None:
+    # given golden-classic-2 as another system might write it: no match_created or seat_taken
+    # lines, no players, client seeds or commitment, no seed, only the required fields
+    db = tmp_path / "basra.db"
+    lines = golden_lines("golden-classic-2")
+    header = {k: lines[0][k] for k in ("format", "version", "match_id", "ruleset", "seats")}
+    header.update(target=lines[0]["target"], seed=None)
+    events = [e for e in lines[1:] if e["type"] not in ("match_created", "seat_taken")]
+    kept: list[dict[str, object]] = [header]
+    for seq, event in enumerate(events, 1):
+        drop = ("caused_by", "request_id", "seed", "groups", "sweep", "auto")
+        kept.append({**{k: v for k, v in event.items() if k not in drop}, "seq": seq})
+    path = tmp_path / "foreign.jsonl"
+    path.write_text("".join(json.dumps(one) + "\n" for one in kept))
+    # when it is imported with --json
+    imported = run("import", str(path), "--json", "--db", str(db))
+    # then it is stored, with what was added from the header said and recorded
+    assert imported.exit_code == 0, imported.stderr
+    fields = json.loads(imported.stdout)
+    assert fields["added"] == ["match_created", "seat_taken", "seat_taken"]
+    assert fields["first_created_as"] == "golden-classic-2"
+    assert fields["events"] == len(events) + 3
+    assert "added from the header" in imported.stderr
+    stored = stored_streams(db)[fields["match_id"]]
+    assert [cause for _, _, cause in stored[:3]] == ["import:synthesised"] * 3
+    assert {cause for _, _, cause in stored[3:]} == {"import"}
+    # and it verifies, with its deals taken as recorded
+    verified = run("verify", fields["match_id"], "--db", str(db))
+    assert verified.exit_code == 0, verified.stdout
+    assert "deals as recorded" in verified.stdout
