@@ -149,11 +149,21 @@ def import_(
     created = stream[0].event
     assert isinstance(created, MatchCreated)
     first_id = created.origin or created.match_id
+    added = list(replay_file.synthesised)  # events the file left out, taken from its header
     if json:
-        dump_json({"match_id": new_id, "first_created_as": first_id, "events": len(stream)})
+        dump_json(
+            {
+                "match_id": new_id,
+                "first_created_as": first_id,
+                "events": len(stream),
+                "added": added,
+            }
+        )
     else:
         typer.echo(new_id)
     echo_err(f"imported {len(stream)} events from {file} (first created as {first_id})")
+    if added:
+        echo_err(f"added from the header, as the file left them out: {', '.join(added)}")
 
 
 @app.command()
