@@ -10,19 +10,19 @@ Card: TypeAlias = str
 """A card in its canonical upper-case text form (R1)."""
 
 RANKS: Final = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
-"""Ranks in FAIRNESS.md index order: ace low, then 2..10, Jack, Queen, King."""
+"""Ranks in docs/fairness.md index order: ace low, then 2..10, Jack, Queen, King."""
 
 SUITS: Final = ("C", "D", "H", "S")
-"""Suits in FAIRNESS.md index order: clubs, diamonds, hearts, spades."""
+"""Suits in docs/fairness.md index order: clubs, diamonds, hearts, spades."""
 
 SUIT_SYMBOLS: Final = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
 """Suit symbols for terminal and page display only; machine output uses letters (R1)."""
 
 DECK: Final[tuple[Card, ...]] = tuple(f"{rank}{suit}" for suit in SUITS for rank in RANKS)
-"""All 52 cards by FAIRNESS.md index: 0 is ``AC``, 9 is ``10C``, 13 is ``AD``, 51 is ``KS``."""
+"""All 52 cards by docs/fairness.md index: 0 is ``AC``, 9 is ``10C``, 13 is ``AD``, 51 is ``KS``."""
 
 INDEX: Final[dict[Card, int]] = {card: i for i, card in enumerate(DECK)}
-"""FAIRNESS.md index of every card."""
+"""docs/fairness.md index of every card."""
 
 RANK: Final[dict[Card, str]] = {card: card[:-1] for card in DECK}
 """The rank part of every card."""

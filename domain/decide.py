@@ -188,7 +188,8 @@ def _deal(
 def deal_hands(
     stock: tuple[Card, ...], seats: int, dealer: int, hand_size: int
 ) -> tuple[tuple[Card, ...], ...]:
-    """R4, R5, FAIRNESS: one card at a time from the top, from the seat after the dealer round."""
+    """R4, R5 (docs/fairness.md step 7): one card at a time from the top, from the seat after the
+    dealer round the table."""
     count = seats * hand_size
     top = stock[:count]
     first = (dealer + 1) % seats

@@ -1,4 +1,4 @@
-"""Events: the past-tense facts of a match, one per line of its stream (CONTRACT §1).
+"""Events: the past-tense facts of a match, one per line of its stream (docs/replay-format.md).
 
 Each is a frozen msgspec Struct with an explicit, stable ``type`` tag, so renaming a class never
 breaks a stored stream. Cards travel in their text form (R1).

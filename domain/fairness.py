@@ -176,7 +176,7 @@ def shuffled_deck(key: bytes, round_number: int) -> tuple[Card, ...]:
 
 
 def reference_shuffled_deck(key: bytes, round_number: int) -> tuple[Card, ...]:
-    """FAIRNESS's shuffle as written: for i = 51 .. 1, swap i with ``uniform(i + 1)``."""
+    """docs/fairness.md's shuffle as written: for i = 51 .. 1, swap i with ``uniform(i + 1)``."""
     stream = Stream(key, f"round/{round_number}")
     deck = list(DECK)
     for i in range(51, 0, -1):

@@ -1,4 +1,4 @@
-"""R1 cards and R6 / FAIRNESS.md determinism, with the published test vectors."""
+"""R1 cards and R6 / docs/fairness.md determinism, with the published test vectors."""
 
 from __future__ import annotations
 
