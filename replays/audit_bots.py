@@ -2,27 +2,23 @@
 
 from __future__ import annotations
 
-from domain.bots import EasyBot, RandomBot
+from domain.bots import Bot, EasyBot, bot_at
 from domain.events import CardPlayed
-from domain.rulesets import RULESETS
 from domain.state import MatchState
 from domain.views import seat_view
 from replays.audit_text import Diverged, card_name
 
 
 class BotReferee:
-    """Follows every seat's plays so that each bot's next pick can be computed again."""
+    """Keeps each random bot's stream from its first checked play on, to compute its picks."""
 
     def __init__(self, *, enabled: bool) -> None:
         self.enabled = enabled
-        self.random_bots: dict[int, RandomBot] = {}
-        self.plays_by_seat: dict[int, int] = {}
+        self.random_bots: dict[int, Bot] = {}
 
     def check(self, event: CardPlayed, state: MatchState) -> None:
         """Raise when a bot seat, or an ``auto`` play (R25), is not what the bot picks."""
         seat = event.seat
-        count = self.plays_by_seat.get(seat, 0)
-        self.plays_by_seat[seat] = count + 1
         setup = state.setup
         if not self.enabled or setup is None or state.turn != seat:
             return
@@ -40,10 +36,9 @@ class BotReferee:
                 return  # without the secret the random bot's draws are unknown
             bot = self.random_bots.get(seat)
             if bot is None:
-                hand_size = RULESETS[setup.ruleset].hand_size
-                bot = RandomBot.resume(setup.key, seat, hand_size, count)
-                self.random_bots[seat] = bot
-            choice = bot.choose_from(state.hands[seat])
+                # Its stream resumed after the draws of every play the seat made before.
+                bot = self.random_bots[seat] = bot_at(state, seat)
+            choice = bot.choose(seat_view(state, seat))
             source = f"seat {seat} is a random bot: its stream bot/{seat} picks"
         else:
             choice = EasyBot().choose(seat_view(state, seat))
