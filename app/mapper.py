@@ -1,38 +1,25 @@
 """The custom eventsourcing ``Mapper``: msgspec events in and out of stored rows.
 
-A stored row is (match id, seq, topic, state). The topic is the event's stable tag under the
-``basra:`` prefix (``basra:card_played``), registered with eventsourcing, so a class can move or
-be renamed without orphaning old streams (DESIGN pitfall 5). The state is one JSON object: the
-event (with its ``type`` tag), when it was recorded, who caused it and the request id.
+A stored row is (match id, seq, topic, state); app.decoding describes both and reads a row back
+(the light SQLite reader uses the same function). The topics are registered with eventsourcing
+too, so a class can move or be renamed without orphaning old streams.
 """
 
 from __future__ import annotations
 
 import hashlib
-from typing import Any, Generic, TypeVar
+from typing import Any
 
 import msgspec
 from eventsourcing.persistence import JSONTranscoder, Mapper, StoredEvent
-from eventsourcing.utils import TopicError, register_topic, resolve_topic
+from eventsourcing.utils import register_topic
 
-from app.errors import CorruptEventError
-from domain.events import EVENT_TYPES, Event, event_tag
+from app.decoding import TOPIC_PREFIX, TOPICS, Envelope, decode_row, topic_of
+from domain.events import event_tag
 from domain.state import MatchSetup, MatchState
 from replays.recorded import RecordedEvent
 
-TOPIC_PREFIX = "basra:"
-"""Every stored event topic starts with this; the rest is the event's tag."""
-
-E = TypeVar("E", bound=Event)
-
-
-class Envelope(msgspec.Struct, Generic[E], frozen=True, omit_defaults=True):
-    """The stored state of one event: the event itself and its support-only metadata."""
-
-    event: E
-    at: str
-    caused_by: str | None = None
-    request_id: str | None = None
+__all__ = ["TOPICS", "TOPIC_PREFIX", "Envelope", "EventMapper", "MatchRecord", "topic_of"]
 
 
 class MatchRecord(msgspec.Struct, frozen=True):
@@ -43,24 +30,10 @@ class MatchRecord(msgspec.Struct, frozen=True):
     recorded: RecordedEvent
 
 
-def topic_of(event_type: type[Event]) -> str:
-    """The stable stored topic of an event class."""
-    tag = event_type.__struct_config__.tag
-    assert isinstance(tag, str)
-    return TOPIC_PREFIX + tag
-
-
-TOPICS: dict[type[Event], str] = {cls: topic_of(cls) for cls in EVENT_TYPES}
-"""The topic of every event class this build knows."""
-
 for _cls, _topic in TOPICS.items():
     register_topic(_topic, _cls)
 
 _ENCODER = msgspec.json.Encoder()
-_DECODERS: dict[type[Event], msgspec.json.Decoder[Any]] = {
-    cls: msgspec.json.Decoder(Envelope[cls])  # type: ignore[valid-type]
-    for cls in EVENT_TYPES
-}
 
 
 def _state_fingerprint() -> str:
@@ -104,25 +77,8 @@ class EventMapper(Mapper[str]):
 
     def to_recorded(self, stored: StoredEvent) -> RecordedEvent:
         """The recorded event of a stored row, or CorruptEventError naming match and seq."""
-        match_id = str(stored.originator_id)
-        seq = stored.originator_version
-        try:
-            cls = resolve_topic(stored.topic)
-        except (TopicError, ImportError, AttributeError, ValueError):
-            raise CorruptEventError(match_id, seq, f"unknown event type {stored.topic!r}") from None
-        decoder = _DECODERS.get(cls) if isinstance(cls, type) else None
-        if decoder is None:
-            raise CorruptEventError(match_id, seq, f"topic {stored.topic!r} is not an event")
-        try:
-            envelope = decoder.decode(stored.state)
-        except (msgspec.DecodeError, UnicodeDecodeError) as error:
-            raise CorruptEventError(match_id, seq, str(error)) from None
-        return RecordedEvent(
-            seq=seq,
-            at=envelope.at,
-            event=envelope.event,
-            caused_by=envelope.caused_by,
-            request_id=envelope.request_id,
+        return decode_row(
+            str(stored.originator_id), stored.originator_version, stored.topic, stored.state
         )
 
     def snapshot_to_stored(self, match_id: str, state: MatchState) -> StoredEvent:

@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
+from app.decoding import TOPICS
 from app.errors import CorruptEventError
-from app.mapper import TOPICS
-from app.store import LogEntry
 from domain.events import (
     CardPlayed,
     MatchCreated,
@@ -24,6 +23,9 @@ from domain.events import (
     SeatTaken,
 )
 from replays.recorded import RecordedEvent
+
+if TYPE_CHECKING:
+    from app.store import LogEntry
 
 Row = dict[str, Any]
 """A ``matches`` row as sqlite-utils writes it (JSON columns as Python lists)."""

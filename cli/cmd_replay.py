@@ -22,7 +22,7 @@ from cli.common import (
     handles_errors,
 )
 from cli.reading import VerifyResult, replay_step, verify_line, verify_one
-from cli.shell import dump_json, echo_err, opened, viewer_of
+from cli.shell import dump_json, echo_err, opened, reading, viewer_of
 from domain.events import MatchCreated
 from replays.cursor import MatchCursor, Viewer
 from replays.dispute import dispute_log, render_log
@@ -109,8 +109,8 @@ def replay(
         replay_step(match_id, step, as_seat, support, db, json)
         return
     viewer: Viewer = viewer_of(as_seat, support)
-    with opened(db) as service:
-        events = service.events(match_id)
+    with reading(db) as streams:
+        events = streams.events(match_id)
     cursor = MatchCursor(events)
     cursor.check_viewer(viewer)
     if log:
@@ -187,13 +187,13 @@ def verify(
         raise ValueError("give a MATCH_ID or --all (not both)")
     started = time.perf_counter()
     results: list[VerifyResult] = []
-    with opened(db) as service:
-        ids = service.match_ids() if all_matches else [match_id or ""]
+    with reading(db) as streams:
+        ids = streams.match_ids() if all_matches else [match_id or ""]
         with typer.progressbar(
             ids, label="verifying", file=sys.stderr, hidden=not all_matches
         ) as progress:
             for one in progress:
-                result = verify_one(service, one)
+                result = verify_one(streams, one)
                 results.append(result)
                 if not json:
                     typer.echo(verify_line(result))

@@ -1,7 +1,8 @@
 """The read-only commands' work, without typer: matches, export, replay --step, verify ID.
 
 The typer commands call these, and so does the quick start (cli.quick) that answers the same
-command lines without loading typer; both print exactly the same bytes.
+command lines without loading typer; both print exactly the same bytes. Streams are read through
+``reading`` (sqlite3 alone on a SQLite store), so none of these loads eventsourcing there.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
-from cli.shell import checked_status, dump_json, echo_err, opened, viewer_of
+from cli.shell import Streams, checked_status, dump_json, echo_err, opened, reading, viewer_of
 from replays.audit import Divergence
 
 if TYPE_CHECKING:
@@ -65,6 +66,38 @@ def list_matches(
             rows = read.matches(status=status, limit=limit)
         finally:
             read.close()
+    print_matches(rows, status, json)
+
+
+def list_fresh_matches(db: Path | None, status: str | None, limit: int | None, json: bool) -> bool:
+    """``basra matches`` when the read models have nothing left to fold (sqlite3 alone).
+
+    False, having printed nothing, when they have entries to fold or the store is not a SQLite
+    file: then ``list_matches`` answers.
+    """
+    from app.config import existing_store, readmodel_path, resolve_store
+    from app.readmodel_reader import fresh_matches
+    from app.sqlite_reader import SQLiteStreams
+
+    status = checked_status(status)
+    config = existing_store(resolve_store(db))
+    if config.sqlite_path is None:
+        return False
+    streams = SQLiteStreams(config.sqlite_path)
+    try:
+        position = streams.max_position()
+    finally:
+        streams.close()
+    path = readmodel_path(config)
+    rows = fresh_matches(path, config.identity(), position, status=status, limit=limit)
+    if rows is None:
+        return False
+    print_matches(rows, status, json)
+    return True
+
+
+def print_matches(rows: list[MatchSummaryView], status: str | None, json: bool) -> None:
+    """The output of ``basra matches``: a header and one line per match, or JSON."""
     if json:
         dump_json(rows)
         return
@@ -112,8 +145,8 @@ def export_match(
     from replays.replay_file import write_replay
 
     viewer = viewer_of(as_seat, support)
-    with opened(db) as service:
-        recorded = service.events(match_id)
+    with reading(db) as streams:
+        recorded = streams.events(match_id)
     MatchCursor(recorded).check_viewer(viewer)
     data = write_replay(recorded, fold(r.event for r in recorded).names, viewer)
     if output is None:
@@ -138,8 +171,8 @@ def replay_step(
     from replays.render import render_frame, report
 
     viewer = viewer_of(as_seat, support)
-    with opened(db) as service:
-        events = service.events(match_id)
+    with reading(db) as streams:
+        events = streams.events(match_id)
     cursor = MatchCursor(events)
     cursor.check_viewer(viewer)
     position = cursor.position(step if step is not None else cursor.last_seq, viewer)
@@ -161,13 +194,13 @@ class VerifyResult(msgspec.Struct, frozen=True, kw_only=True):
     divergence: Divergence | None
 
 
-def verify_one(service: MatchService, match_id: str) -> VerifyResult:
+def verify_one(streams: Streams, match_id: str) -> VerifyResult:
     """Re-adjudicate one stored match; a stored event that cannot be read is a divergence."""
     from app.errors import CorruptEventError
     from replays.audit import audit
 
     try:
-        events = service.events(match_id)
+        events = streams.events(match_id)
     except CorruptEventError as error:
         divergence = Divergence(seq=error.seq, kind="corrupt", explanation=error.message)
         return VerifyResult(
@@ -194,8 +227,8 @@ def verify_line(result: VerifyResult) -> str:
 
 def verify_match(match_id: str, db: Path | None, json: bool) -> int:
     """``basra verify ID``: one line (or JSON list) for the match; exit status 0 only if clean."""
-    with opened(db) as service:
-        result = verify_one(service, match_id)
+    with reading(db) as streams:
+        result = verify_one(streams, match_id)
     if json:
         dump_json([result])
     else:

@@ -1,7 +1,8 @@
 """What every command shares without typer: messages, JSON, one-line errors, the viewer, the store.
 
 Nothing here imports typer, eventsourcing or the HTTP API, so the read-only commands can start
-from this module alone (cli.quick) and answer in a fraction of typer's start-up time.
+from this module alone (cli.quick) and answer in a fraction of typer's start-up time; ``reading``
+reads a SQLite store without eventsourcing at all.
 """
 
 from __future__ import annotations
@@ -12,12 +13,13 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from domain.errors import BasraError, RequestError
 
 if TYPE_CHECKING:
     from app.service import MatchService
+    from replays.recorded import RecordedEvent
 
 STATUSES = ("waiting", "playing", "ended")
 """The statuses ``basra matches --status`` accepts."""
@@ -27,6 +29,18 @@ USAGE_EXIT = 2
 
 INTERRUPTED_EXIT = 130
 """Exit status after Ctrl-C (128 + SIGINT), as shells report it."""
+
+
+class Streams(Protocol):
+    """What a read-only command needs of a store: whole streams, and which matches exist."""
+
+    def events(self, match_id: str) -> list[RecordedEvent]:
+        """The whole stream of ``match_id``; MatchNotFoundError when there is none."""
+        ...
+
+    def match_ids(self) -> list[str]:
+        """Every stored match id, in the order the matches were created."""
+        ...
 
 
 class InvalidOptionError(RequestError):
@@ -123,3 +137,27 @@ def opened(db: Path | None, *, create: bool = False) -> Iterator[MatchService]:
 def uses_postgres() -> bool:
     """Whether the environment selects PostgreSQL instead of a SQLite file."""
     return bool(os.environ.get("BASRA_DATABASE_URL") or os.environ.get("POSTGRES_DBNAME"))
+
+
+@contextmanager
+def reading(db: Path | None) -> Iterator[Streams]:
+    """The streams of the store ``--db`` (or the environment) names, for reading only.
+
+    A SQLite file is read with sqlite3 alone (app.sqlite_reader, the table eventsourcing
+    writes); PostgreSQL goes through the store. A file that does not exist is refused.
+    """
+    from app.config import existing_store, resolve_store
+
+    config = existing_store(resolve_store(db))
+    if config.kind != "sqlite":
+        with opened(db) as service:
+            yield service
+        return
+    from app.sqlite_reader import SQLiteStreams
+
+    assert config.sqlite_path is not None
+    streams = SQLiteStreams(config.sqlite_path)
+    try:
+        yield streams
+    finally:
+        streams.close()

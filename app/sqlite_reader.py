@@ -1,0 +1,73 @@
+"""Reading match streams from a SQLite store file with sqlite3 alone, for commands that only read.
+
+Opening the store through eventsourcing costs a command-line process more than the rest of its
+work (docs/performance.md, command start-up). This reader runs the same queries eventsourcing's
+SQLite application recorder runs on the table it writes (``stored_events``: originator_id,
+originator_version, topic, state; the log position is the rowid) and decodes each row with
+app.decoding, as the store does. It never creates or changes anything: a file without the
+table holds no match. Writers, snapshots and PostgreSQL stay with app.store.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+from app.decoding import TOPICS, decode_row
+from app.errors import MatchNotFoundError, StoreUnavailableError
+from domain.events import MatchCreated
+from replays.recorded import RecordedEvent
+
+EVENTS_TABLE = "stored_events"
+"""The table eventsourcing's SQLite application recorder keeps the events in."""
+
+LOCK_TIMEOUT_SECONDS = 5
+"""How long a read waits for another process's transaction, as the store does."""
+
+
+class SQLiteStreams:
+    """The match streams of one SQLite store file, read-only, without eventsourcing."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._connection = sqlite3.connect(str(path), timeout=LOCK_TIMEOUT_SECONDS)
+
+    def close(self) -> None:
+        """Close the file."""
+        self._connection.close()
+
+    def _rows(self, statement: str, params: tuple[str, ...]) -> list[Any]:
+        """The rows of one query; no table is no rows, a file SQLite cannot read is a fault."""
+        try:
+            return self._connection.execute(statement, params).fetchall()
+        except sqlite3.OperationalError as error:
+            if str(error).startswith("no such table"):
+                return []
+            raise StoreUnavailableError(f"the event store is unavailable: {error}") from None
+        except sqlite3.DatabaseError as error:  # not a database, damaged beyond reading
+            raise StoreUnavailableError(f"cannot open {self.path}: {error}") from None
+
+    def events(self, match_id: str) -> list[RecordedEvent]:
+        """The whole stream of ``match_id`` in seq order; MatchNotFoundError when there is none."""
+        rows = self._rows(
+            f"SELECT originator_version, topic, state FROM {EVENTS_TABLE} "
+            "WHERE originator_id=? ORDER BY originator_version ASC",
+            (match_id,),
+        )
+        if not rows:
+            raise MatchNotFoundError(match_id)
+        return [decode_row(match_id, int(seq), str(topic), state) for seq, topic, state in rows]
+
+    def match_ids(self) -> list[str]:
+        """Every stored match id, in the order the matches were created."""
+        rows = self._rows(
+            f"SELECT originator_id FROM {EVENTS_TABLE} WHERE topic=? ORDER BY rowid",
+            (TOPICS[MatchCreated],),
+        )
+        return [str(row[0]) for row in rows]
+
+    def max_position(self) -> int:
+        """The last position of the global log (its largest rowid), 0 when it is empty."""
+        rows = self._rows(f"SELECT MAX(rowid) FROM {EVENTS_TABLE}", ())
+        return int(rows[0][0] or 0) if rows else 0
