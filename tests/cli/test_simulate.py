@@ -9,10 +9,9 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-import cli.main  # noqa: F401  (registers every command)
 from app.service import MatchService
 from cli.cmd_simulate import match_seed
-from cli.common import app
+from cli.main import app
 from domain.events import MatchCreated, MatchEnded
 from domain.fairness import secret_from_text_seed
 from replays.replay_file import write_replay

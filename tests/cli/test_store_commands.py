@@ -8,10 +8,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-import cli.main  # noqa: F401  (registers every command)
 from app.config import PostgresSettings
 from app.service import MatchService
-from cli.common import app
+from cli.main import app
 from domain.fairness import secret_from_text_seed
 from replays.replay_file import write_replay
 from tests.app.conftest import postgres_settings, postgres_url  # noqa: F401  (fixture)
