@@ -1,11 +1,13 @@
 """Whole ``basra`` processes against a bare interpreter, alternated, as medians and ratios.
 
-    .venv/bin/python bench/bench_cli.py [--rounds N]
+    .venv/bin/python bench/bench_cli.py [--rounds N] [--before TREE]
 
 A temporary store gets one seeded match; then each round runs, in turn, a bare interpreter that
 imports json and sqlite3 and every read command (``replay --step``, ``export``, ``verify ID``,
 ``matches``) as a new process. Medians of the wall time per process, and each command's ratio
-to the bare interpreter measured in the same rounds.
+to the bare interpreter measured in the same rounds. With ``--before TREE`` (the source of an
+older commit, e.g. ``git archive COMMIT | tar -x -C TREE``) each command also runs from that
+tree in the same rounds, and the table gives the ratio of now to before.
 """
 
 from __future__ import annotations
@@ -18,13 +20,18 @@ import tempfile
 import time
 from pathlib import Path
 
+ROOT = Path(__file__).resolve().parents[1]
+"""The source tree this script belongs to."""
+
 BARE = [sys.executable, "-c", "import json, sqlite3"]
 """The floor: an interpreter that starts and imports what any store reader needs."""
 
 
-def _wall(command: list[str], cwd: Path) -> float:
+def _wall(command: list[str], cwd: Path, tree: Path) -> float:
+    """One process's wall time, importing the project from ``tree`` (outside it: cwd)."""
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(tree)}
     started = time.perf_counter()
-    subprocess.run(command, cwd=cwd, check=True, capture_output=True)
+    subprocess.run(command, cwd=cwd, env=env, check=True, capture_output=True)
     return time.perf_counter() - started
 
 
@@ -32,14 +39,21 @@ def main() -> None:
     """Measure and print one table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=21)
-    rounds = parser.parse_args().rounds
+    parser.add_argument("--before", type=Path, help="an older commit's source tree to compare")
+    options = parser.parse_args()
+    rounds, before = options.rounds, options.before
     basra = [sys.executable, "-m", "cli.main"]
     with tempfile.TemporaryDirectory() as folder:
         where = Path(folder)
         db = str(where / "bench.db")
         simulate = ["simulate", "--ruleset", "classic", "--seats", "2", "--seed", "bench"]
         match_id = subprocess.run(
-            [*basra, *simulate, "--db", db], check=True, capture_output=True, text=True
+            [*basra, *simulate, "--db", db],
+            check=True,
+            capture_output=True,
+            text=True,
+            cwd=where,
+            env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT)},
         ).stdout.strip()
         commands = {
             "bare python (json, sqlite3)": BARE,
@@ -48,15 +62,23 @@ def main() -> None:
             "verify ID": [*basra, "verify", match_id, "--db", db],
             "matches": [*basra, "matches", "--db", db],
         }
-        times: dict[str, list[float]] = {name: [] for name in commands}
+        runs = [(name, command, ROOT) for name, command in commands.items()]
+        if before is not None:
+            runs += [(f"{name} (before)", c, before.resolve()) for name, c in commands.items()][1:]
+        times: dict[str, list[float]] = {name: [] for name, _, _ in runs}
         for _ in range(rounds):
-            for name, command in commands.items():
-                times[name].append(_wall(command, Path.cwd()))
+            for name, command, tree in runs:
+                times[name].append(_wall(command, where, tree))
     bare = statistics.median(times["bare python (json, sqlite3)"])
-    print(f"{'command':32} {'median ms':>10} {'× bare':>8}   ({rounds} rounds, alternated)")
+    print(f"{'command':42} {'median ms':>10} {'× bare':>8}   ({rounds} rounds, alternated)")
     for name, samples in times.items():
         median = statistics.median(samples)
-        print(f"{name:32} {median * 1000:10.1f} {median / bare:8.2f}")
+        print(f"{name:42} {median * 1000:10.1f} {median / bare:8.2f}")
+    if before is not None:
+        print(f"\n{'command':42} {'now / before':>12}")
+        for name in list(commands)[1:]:
+            now, then = times[name], times[f"{name} (before)"]
+            print(f"{name:42} {statistics.median(now) / statistics.median(then):12.2f}")
 
 
 if __name__ == "__main__":
