@@ -20,7 +20,7 @@ from app.errors import ConflictError, MatchNotFoundError, StoreFaultError
 from app.store import MatchStore
 from app.store_cache import StateCache
 from domain.bots import Bot, bot_at
-from domain.cards import parse_card
+from domain.cards import Card
 from domain.commands import Command, CreateMatch, LeaveMatch, PlayCard, TakeSeat
 from domain.decide import decide
 from domain.errors import MatchAlreadyCreatedError
@@ -140,14 +140,17 @@ class MatchService:
         self,
         match_id: str,
         seat: int,
-        card: str,
+        card: Card,
         *,
         expected_seq: int | None = None,
         auto: bool = False,
         caused_by: str = "server",
         request_id: str | None = None,
     ) -> list[RecordedEvent]:
-        """Play a card (R13), then every bot reply; ``expected_seq`` must be the last seq."""
+        """Play a card (R13), then every bot reply; ``expected_seq`` must be the last seq.
+
+        ``card`` is a card as ``domain.cards.parse_card`` returns it (callers parse text once).
+        """
         before = self.load(match_id)
         if expected_seq is not None and expected_seq != before.events:
             raise ConflictError(
@@ -155,7 +158,7 @@ class MatchService:
                 match_id=match_id,
             )
         steps: list[tuple[Event, str]] = []
-        command = PlayCard(seat=seat, card=parse_card(card), auto=auto)
+        command = PlayCard(seat=seat, card=card, auto=auto)
         state = self._decide(before, command, caused_by, steps)
         state = self._bot_turns(state, steps)
         return self._commit(match_id, before, state, steps, request_id)

@@ -6,7 +6,6 @@ from domain.cards import CLASSIC_POINTS, Card
 from domain.commands import Command, CreateMatch, LeaveMatch, PlayCard, TakeSeat
 from domain.errors import (
     CardNotInHandError,
-    InvalidNameError,
     InvalidSeatCountError,
     InvalidSeatError,
     InvalidTargetError,
@@ -34,6 +33,7 @@ from domain.events import (
 )
 from domain.evolve import evolve, round_deck
 from domain.fairness import check_client_seed, check_secret, commitment, deal_key, first_dealer
+from domain.names import seat_name
 from domain.play import resolve_play
 from domain.rulesets import MAJORITY_CARDS, MAX_ROUNDS, RULESETS, Classic, ruleset
 from domain.state import MatchSetup, MatchState
@@ -43,9 +43,6 @@ SEAT_COUNTS = (2, 4)
 
 BOT_KINDS = ("easy", "random")
 """The bots a table can seat."""
-
-MAX_NAME_LENGTH = 64
-"""The longest seat name accepted."""
 
 
 def decide(state: MatchState, command: Command) -> tuple[Event, ...]:
@@ -155,9 +152,7 @@ def _take_seat(state: MatchState, cmd: TakeSeat) -> tuple[Event, ...]:
     setup = _open_table_seat(state, cmd.seat)
     if state.names[cmd.seat] is not None:
         raise SeatTakenError(f"seat {cmd.seat} is taken")
-    name = cmd.name.strip()
-    if not name or len(name) > MAX_NAME_LENGTH:
-        raise InvalidNameError(f"a seat name is 1 to {MAX_NAME_LENGTH} characters")
+    name = seat_name(cmd.name)
     taken = SeatTaken(seat=cmd.seat, name=name, token_id=cmd.token_id, token_hash=cmd.token_hash)
     if sum(1 for n in state.names if n is None) > 1:
         return (taken,)

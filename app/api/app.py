@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Literal
 
+import msgspec
 from litestar import Litestar, get
 from litestar.di import Provide
 from litestar.openapi import OpenAPIConfig
@@ -15,20 +18,35 @@ from app.api.controllers.live import EventsController
 from app.api.controllers.matches import MatchesController
 from app.api.controllers.replay import ReplayController
 from app.api.controllers.seat import SeatController
-from app.api.docs import COMPONENTS
+from app.api.docs import COMPONENTS, errors, fixed_length_arrays
 from app.api.error_handlers import EXCEPTION_HANDLERS
+from app.api.params import Runtime
 from app.api.runtime import ApiRuntime, runtime_of
 from app.api.settings import ApiSettings
+from app.errors import StoreUnavailableError
 from app.service import MatchService
+
+log = logging.getLogger("basra.api")
 
 API_VERSION = "1"
 """The version of the HTTP API (CONTRACT §3)."""
 
 
-@get("/health", tags=["server"], sync_to_thread=False)
-def health() -> dict[str, str]:
-    """Liveness: the process answers."""
-    return {"status": "ok"}
+class HealthResponse(msgspec.Struct, frozen=True):
+    """The process answers and its event store can be reached."""
+
+    status: Literal["ok"]
+
+
+@get("/health", tags=["server"], responses=errors(503))
+async def health(runtime: Runtime) -> HealthResponse:
+    """200 when the process answers and can read its event store, else 503 ``store_unavailable``."""
+    try:
+        await runtime.call(runtime.service.store.max_position)
+    except Exception as error:  # whatever the store raises, it cannot be reached for now
+        log.warning("health check: the event store cannot be reached: %r", error)
+        raise StoreUnavailableError("the event store cannot be reached") from None
+    return HealthResponse("ok")
 
 
 def create_app(
@@ -59,7 +77,7 @@ def create_app(
             if owned:
                 svc.close()
 
-    return Litestar(
+    app = Litestar(
         route_handlers=[
             MatchesController,
             SeatController,
@@ -84,3 +102,5 @@ def create_app(
             render_plugins=[SwaggerRenderPlugin(path="/"), RedocRenderPlugin(path="/redoc")],
         ),
     )
+    fixed_length_arrays(app.openapi_schema)  # built here, before it is first served
+    return app

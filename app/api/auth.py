@@ -71,10 +71,26 @@ async def authenticate(
     if claim is None or not await _proves(runtime, claim):
         raise UnknownTokenError("the token is not valid")
     if claim.match_id != match_id:
+        if not await runtime.call(runtime.service.store.last_seq, match_id):
+            raise MatchNotFoundError(match_id)  # a real token says nothing about other matches
         raise WrongMatchError("the token belongs to another match")
     if seat is not None and seat != claim.seat:
         raise WrongSeatError(f"the token is for seat {claim.seat}, not seat {seat}")
     return Principal(match_id, claim.seat, claim.token_id)
+
+
+def query_authorization(runtime: ApiRuntime, access_token: str | None) -> str | None:
+    """``?access_token=`` as an Authorization value; the support token is never taken there.
+
+    A query string lands in access logs, proxies and browser history: a seat's token (one
+    match, one seat) is accepted there for EventSource, support's token (every match) is not.
+    """
+    if not access_token:
+        return None
+    support = runtime.settings.support_token
+    if support is not None and hmac.compare_digest(access_token.encode(), support.encode()):
+        raise UnknownTokenError("the token is not valid")
+    return f"Bearer {access_token}"
 
 
 async def _proves(runtime: ApiRuntime, claim: TokenClaim) -> bool:

@@ -1,11 +1,21 @@
-"""OpenAPI pieces shared by the controllers: the error responses and the bearer scheme."""
+"""OpenAPI pieces shared by the controllers: bodies, error responses and the bearer scheme."""
 
 from __future__ import annotations
 
-from typing import Final
+from dataclasses import dataclass
+from typing import Any, Final
 
+import msgspec
 from litestar.openapi.datastructures import ResponseSpec
-from litestar.openapi.spec import Components, SecurityScheme
+from litestar.openapi.spec import (
+    Components,
+    OpenAPI,
+    OpenAPIMediaType,
+    Operation,
+    RequestBody,
+    Schema,
+    SecurityScheme,
+)
 
 from app.api.errors import ErrorBody
 
@@ -13,10 +23,13 @@ _MEANING: Final = {
     400: "Malformed JSON, a missing body or a bad header (`malformed_json`, `missing_body`, …)",
     401: "No bearer token, or one this server did not issue (`missing_token`, `unknown_token`)",
     403: "A token of another match or seat, or a route for support only",
+    405: "The route does not take this method (`method_not_allowed`; see the `Allow` header)",
     404: "No such match (`match_not_found`) or route",
     409: "Not now: not this seat's turn, the match moved on, the seat is taken, it has ended",
     413: "The body is too large (`body_too_large`)",
-    422: "Well-formed but invalid: unknown field, wrong type, not a card, card not in hand, …",
+    422: "Well-formed but invalid: unknown field, wrong type, a seat that is not a seat number, "
+    "not a card, card not in hand, …",
+    503: "The event store cannot be reached (`store_unavailable`)",
 }
 
 
@@ -46,3 +59,56 @@ COMPONENTS: Final = Components(
 
 SEAT_SECURITY: Final[tuple[dict[str, list[str]], ...]] = ({BEARER: []},)
 """Routes that need a seat's (or support's) token."""
+
+
+def body_schema(body_type: type[msgspec.Struct]) -> dict[str, Any]:
+    """The JSON Schema of a request body, inline, as the strict decoder enforces it."""
+    generated = msgspec.json.schema(body_type)
+    schema: dict[str, Any] = generated["$defs"][body_type.__name__]
+    return schema
+
+
+def json_body(body_type: type[msgspec.Struct]) -> type[Operation]:
+    """An Operation class declaring ``body_type`` as the route's required JSON body.
+
+    Handlers read their body themselves (app.api.bodies), so Litestar sees no ``data`` parameter
+    and would document none; this puts the strict decoder's own schema in the document.
+    """
+    body = RequestBody(
+        content={"application/json": OpenAPIMediaType(schema=body_schema(body_type))},  # type: ignore[arg-type]
+        required=True,
+        description=body_type.__doc__,
+    )
+
+    @dataclass
+    class WithJsonBody(Operation):
+        def __post_init__(self) -> None:
+            self.request_body = body
+
+    return WithJsonBody
+
+
+def _pairs_as_arrays(schema: object) -> None:
+    """Below ``schema``, a fixed-length array of one type becomes ``items`` with a length."""
+    if not isinstance(schema, Schema):
+        return
+    prefix = list(schema.prefix_items or ())
+    if prefix and schema.items is None and all(item == prefix[0] for item in prefix):
+        schema.items, schema.prefix_items = prefix[0], None
+        schema.min_items = schema.max_items = len(prefix)
+    children: list[object] = [schema.items, *(schema.prefix_items or ())]
+    children += [*(schema.properties or {}).values(), *(schema.one_of or ())]
+    children += [*(schema.any_of or ()), *(schema.all_of or ())]
+    for child in children:
+        _pairs_as_arrays(child)
+
+
+def fixed_length_arrays(openapi: OpenAPI) -> None:
+    """A pair of cards (``tuple[str, str]``) is written ``{"items": string, "minItems": 2,
+    "maxItems": 2}`` rather than with ``prefixItems``: the same values, in the form that every
+    OpenAPI 3.1 tool reads (schemathesis turns ``prefixItems`` into the pre-2020 ``items: [..]``
+    and then refuses its own rewrite). Rewritten in place, once, when the app is built."""
+    components = openapi.components
+    schemas = components.schemas if components is not None else None
+    for schema in (schemas or {}).values():
+        _pairs_as_arrays(schema)

@@ -26,11 +26,10 @@ from app.errors import ConflictError
 from app.service import MatchService
 from domain.cards import parse_card
 from domain.errors import CardNotInHandError, MatchEndedError, NotYourTurnError
-from domain.events import CardPlayed, MatchEnded
+from domain.events import CardPlayed, MatchCreated, MatchEnded, RoundStarted, SeatTaken
 from domain.evolve import fold
 from domain.fairness import secret_from_text_seed
 from domain.redaction import EVERYONE, SUPPORT
-from domain.state import MatchState
 from domain.views import SeatView, SupportView, TableView, preview_play, seat_view, support_view
 from domain.views import table_view as public_view
 from replays.recorded import RecordedEvent
@@ -62,9 +61,18 @@ def event_lines(recorded: Sequence[RecordedEvent], viewer: int) -> list[msgspec.
     return [msgspec.Raw(event_line(r, viewer, revealed)) for r in recorded]
 
 
-def open_seats(state: MatchState) -> tuple[int, ...]:
-    """Seats nobody has taken yet."""
-    return tuple(seat for seat, name in enumerate(state.names) if name is None)
+def status_after(recorded: Sequence[RecordedEvent], before: str = "waiting") -> str:
+    """The match's status after a command's ``recorded`` events, from the events themselves.
+
+    A table deals its first round when its last seat is taken, and ends with ``match_ended``.
+    """
+    status = before
+    for item in recorded:
+        if isinstance(item.event, MatchEnded):
+            return "ended"
+        if isinstance(item.event, RoundStarted):
+            status = "playing"
+    return status
 
 
 def create_match(
@@ -80,8 +88,8 @@ def create_match(
 ) -> MatchCreatedResponse:
     """A new match; a table of bots only is played through at once by the service."""
     secret = secret_from_text_seed(seed) if seed is not None else None
-    match_id, _ = service.create_match(
-        ruleset=ruleset.strip().lower(),
+    match_id, recorded = service.create_match(
+        ruleset=ruleset,
         seats=seats,
         target=target,
         bots=bots,
@@ -90,20 +98,24 @@ def create_match(
         caused_by="server",
         request_id=request_id,
     )
-    state = service.load(match_id)
-    setup = state.setup
-    assert setup is not None
+    created = recorded[0].event
+    if not isinstance(created, MatchCreated):
+        # Not a refusal: the service broke its own promise, a fault of the server (500).
+        raise TypeError("the first event of a new match is not match_created")
+    status = status_after(recorded)
+    # Nobody has sat down yet: every seat that is not a bot's is open while the table waits.
+    waiting = status == "waiting"
     return MatchCreatedResponse(
         match_id=match_id,
-        ruleset=setup.ruleset,
-        seats=setup.seats,
-        target=setup.target,
-        bots=setup.bots,
-        bot_kind=setup.bot_kind,
-        status=state.status,
-        open_seats=open_seats(state),
-        commitment=setup.commitment,
-        seq=state.events,
+        ruleset=created.ruleset,
+        seats=created.seats,
+        target=created.target,
+        bots=created.bots,
+        bot_kind=created.bot_kind,
+        status=status,
+        open_seats=tuple(s for s in range(created.seats) if waiting and s not in created.bots),
+        commitment=created.commitment,
+        seq=recorded[-1].seq,
     )
 
 
@@ -121,22 +133,18 @@ def take_seat(
         caused_by=f"seat:{seat}/token:{issued.token_id}",
         request_id=request_id,
     )
-    state = service.load(match_id)
+    taken = recorded[0].event
+    if not isinstance(taken, SeatTaken):
+        raise TypeError("the first event of taking a seat is not seat_taken")
     return SeatTokenResponse(
         match_id=match_id,
         seat=seat,
-        name=state.names[seat] or name,
+        name=taken.name,
         token=issued.token,
         token_id=issued.token_id,
-        status=state.status if state.events == recorded[-1].seq else _status_at(recorded),
+        status=status_after(recorded),
         seq=recorded[-1].seq,
     )
-
-
-def _status_at(recorded: Sequence[RecordedEvent]) -> str:
-    if any(isinstance(r.event, MatchEnded) for r in recorded):
-        return "ended"
-    return "playing" if len(recorded) > 1 else "waiting"
 
 
 def table(service: MatchService, match_id: str) -> TableView:
@@ -156,6 +164,8 @@ def preview(service: MatchService, match_id: str, seat: int, card_text: str) -> 
     """R24: what the card would take; nothing is appended."""
     card = parse_card(card_text)
     state = service.load(match_id)
+    if state.status == "ended":
+        raise MatchEndedError("the match has ended")
     outcome = preview_play(state, seat, card)
     return PreviewResponse(
         match_id=match_id,

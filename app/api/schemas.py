@@ -10,9 +10,17 @@ from typing import Annotated, Literal
 
 import msgspec
 
+from domain.rulesets import RULESETS
 from domain.views import SeatView, SupportView
 
-Name = Annotated[str, msgspec.Meta(min_length=1, max_length=64, description="1 to 64 characters")]
+Name = Annotated[
+    str,
+    msgspec.Meta(
+        min_length=1,
+        max_length=64,
+        description="1 to 64 characters; no control or direction characters, not a bot's name",
+    ),
+]
 """A seat's display name."""
 
 CardText = Annotated[
@@ -27,18 +35,44 @@ SeatNumber = Annotated[int, msgspec.Meta(ge=0, le=3, description="a seat number,
 class CreateMatchRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """``POST /matches``: rule set, seats, optional target, bot seats and (test mode) a seed."""
 
+    # The rules decide these (unknown_ruleset, invalid_seat_count, invalid_target, invalid_seat);
+    # the schema states the same limits so that clients can read them.
     ruleset: Annotated[
-        str, msgspec.Meta(max_length=32, description="classic egyptian lebanese yemeni jordanian")
+        str,
+        msgspec.Meta(
+            max_length=32, description="the rule set", extra_json_schema={"enum": list(RULESETS)}
+        ),
     ]
-    seats: Annotated[int, msgspec.Meta(description="2, or 4 in two partnerships (R2)")]
-    target: Annotated[int, msgspec.Meta(description="points to win, 1..1000 (R22)")] | None = None
+    seats: Annotated[
+        int,
+        msgspec.Meta(
+            description="2, or 4 in two partnerships (R2)", extra_json_schema={"enum": [2, 4]}
+        ),
+    ]
+    target: (
+        Annotated[
+            int,
+            msgspec.Meta(
+                description="points to win (R22)", extra_json_schema={"minimum": 1, "maximum": 1000}
+            ),
+        ]
+        | None
+    ) = None
     bots: Annotated[
-        tuple[SeatNumber, ...], msgspec.Meta(max_length=4, description="seats played by bots")
+        tuple[SeatNumber, ...],
+        msgspec.Meta(
+            max_length=4,
+            description="seats played by bots",
+            extra_json_schema={"uniqueItems": True},
+        ),
     ] = ()
     bot_kind: Literal["easy", "random"] = "easy"
     seed: (
         Annotated[
-            str, msgspec.Meta(max_length=256, description="text seed (FAIRNESS.md); test mode only")
+            str,
+            msgspec.Meta(
+                max_length=256, description="a text seed (docs/fairness.md); test mode only"
+            ),
         ]
         | None
     ) = None

@@ -119,10 +119,8 @@ def test_a_play_and_the_bot_replies_are_one_append(service: MatchService) -> Non
     before = service.load("m-h")
     card = before.hands[0][0]
 
-    # when she plays a card written in lower case (R1)
-    recorded = service.play_card(
-        "m-h", 0, card.lower(), caused_by="seat:0/token:t0", request_id="r-9"
-    )
+    # when she plays a card (as parse_card writes it: the API reads R1's any-case text once)
+    recorded = service.play_card("m-h", 0, card, caused_by="seat:0/token:t0", request_id="r-9")
 
     # then her play comes first, the bot's reply follows under the same request id
     assert recorded[0].event == CardPlayed(

@@ -5,9 +5,9 @@ from __future__ import annotations
 from litestar import Controller, get
 from litestar.response import ServerSentEvent
 
-from app.api.auth import AnyRequest, authenticate
+from app.api.auth import AnyRequest, authenticate, query_authorization
 from app.api.docs import SEAT_SECURITY, errors
-from app.api.errors import InvalidHeaderError
+from app.api.errors import InvalidHeaderError, InvalidValueError
 from app.api.live import open_feed
 from app.api.params import (
     AccessTokenQuery,
@@ -16,7 +16,11 @@ from app.api.params import (
     MatchIdPath,
     Runtime,
     SeatQuery,
+    optional_seat,
 )
+
+EVENT_STREAM = "text/event-stream"
+"""The media type of Server-Sent Events."""
 
 
 class EventsController(Controller):
@@ -26,7 +30,7 @@ class EventsController(Controller):
     tags = ("seat",)
     security = SEAT_SECURITY
 
-    @get("/", responses=errors(400, 401, 403, 404, 422))
+    @get("/", media_type=EVENT_STREAM, responses=errors(400, 401, 403, 404, 422))
     async def events(
         self,
         request: AnyRequest,
@@ -42,19 +46,36 @@ class EventsController(Controller):
         The stream ends after ``match_ended``. Reconnect with ``Last-Event-ID`` to resume.
         """
         authorization = request.headers.get("authorization")
-        if authorization is None and access_token:
-            authorization = f"Bearer {access_token}"
-        who = await authenticate(runtime, authorization, match_id, seat=seat)
+        if authorization is None:
+            authorization = query_authorization(runtime, access_token)
+        who = await authenticate(runtime, authorization, match_id, seat=optional_seat(seat))
         resume = _resume_point(last_event_id, after)
         stream = await open_feed(runtime, match_id, who.seat, resume)
         return ServerSentEvent(stream, headers={"Cache-Control": "no-cache"})
 
 
-def _resume_point(last_event_id: str | None, after: int | None) -> int:
+MAX_SEQ_DIGITS = 12
+"""More digits than this cannot be a seq of any stream."""
+
+
+def _seq(text: str) -> int | None:
+    """A seq written in ASCII digits, or None."""
+    if not (text.isascii() and text.isdigit()) or len(text) > MAX_SEQ_DIGITS:
+        return None
+    return int(text)
+
+
+def _resume_point(last_event_id: str | None, after: str | None) -> int:
     """The seq to resume after: ``Last-Event-ID`` wins over ``?after=``; 0 from the start."""
     if last_event_id is not None and last_event_id.strip():
         text = last_event_id.strip()
-        if not text.isdigit() or len(text) > 12:
+        seq = _seq(text)
+        if seq is None:
             raise InvalidHeaderError(f"Last-Event-ID must be a seq (a whole number), not {text!r}")
-        return int(text)
-    return after or 0
+        return seq
+    if after is None:
+        return 0
+    seq = _seq(after)
+    if seq is None:
+        raise InvalidValueError(f"?after= must be a seq (a whole number), not {after!r}")
+    return seq

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 from litestar import Controller, get, post
-from litestar.params import JSONBody
 
 from app.api import operations as ops
 from app.api.auth import AnyRequest, authenticate
-from app.api.bodies import strict_body
-from app.api.docs import SEAT_SECURITY, errors
-from app.api.params import IdempotencyKey, MatchIdPath, Runtime, SeatQuery
+from app.api.bodies import read_body
+from app.api.docs import SEAT_SECURITY, errors, json_body
+from app.api.params import IdempotencyKey, MatchIdPath, Runtime, SeatQuery, optional_seat
 from app.api.schemas import (
     LeaveResponse,
     PlayRequest,
@@ -27,44 +26,58 @@ class SeatController(Controller):
     tags = ("seat",)
     security = SEAT_SECURITY
 
-    @get("/view", responses=errors(401, 403, 404))
+    @get("/view", responses=errors(401, 403, 404, 422))
     async def view(
         self, request: AnyRequest, runtime: Runtime, match_id: MatchIdPath, seat: SeatQuery = None
     ) -> ViewResponse:
         """The table as this seat sees it (its own hand only); support sees every hand."""
-        who = await authenticate(runtime, request.headers.get("authorization"), match_id, seat=seat)
+        who = await authenticate(
+            runtime, request.headers.get("authorization"), match_id, seat=optional_seat(seat)
+        )
         return await runtime.call(ops.view, runtime.service, match_id, who.seat)
 
-    @post("/preview", status_code=200, responses=errors(400, 401, 403, 404, 409, 413, 422))
+    @post(
+        "/preview",
+        status_code=200,
+        responses=errors(400, 401, 403, 404, 409, 413, 422),
+        operation_class=json_body(PreviewRequest),
+    )
     async def preview(
-        self,
-        request: AnyRequest,
-        runtime: Runtime,
-        match_id: MatchIdPath,
-        data: JSONBody[PreviewRequest],
-        seat: SeatQuery = None,
+        self, request: AnyRequest, runtime: Runtime, match_id: MatchIdPath, seat: SeatQuery = None
     ) -> PreviewResponse:
         """R24: what a card of the hand would take now, and its Basra points; changes nothing."""
-        data = await strict_body(request, PreviewRequest)
+        data = await read_body(request, PreviewRequest)
         who = await authenticate(
-            runtime, request.headers.get("authorization"), match_id, seat=seat, allow_support=False
+            runtime,
+            request.headers.get("authorization"),
+            match_id,
+            seat=optional_seat(seat),
+            allow_support=False,
         )
         return await runtime.call(ops.preview, runtime.service, match_id, who.seat, data.card)
 
-    @post("/plays", status_code=200, responses=errors(400, 401, 403, 404, 409, 413, 422))
+    @post(
+        "/plays",
+        status_code=200,
+        responses=errors(400, 401, 403, 404, 409, 413, 422),
+        operation_class=json_body(PlayRequest),
+    )
     async def play(
         self,
         request: AnyRequest,
         runtime: Runtime,
         match_id: MatchIdPath,
-        data: JSONBody[PlayRequest],
         idempotency_key: IdempotencyKey = None,
         seat: SeatQuery = None,
     ) -> PlayResponse:
         """Play a card; the result holds the play and every bot reply or deal that followed it."""
-        data = await strict_body(request, PlayRequest)
+        data = await read_body(request, PlayRequest)
         who = await authenticate(
-            runtime, request.headers.get("authorization"), match_id, seat=seat, allow_support=False
+            runtime,
+            request.headers.get("authorization"),
+            match_id,
+            seat=optional_seat(seat),
+            allow_support=False,
         )
         async with runtime.match_lock(match_id):
             return await runtime.call(
@@ -79,13 +92,17 @@ class SeatController(Controller):
                 idempotency_key=idempotency_key,
             )
 
-    @post("/leave", status_code=200, responses=errors(401, 403, 404, 409))
+    @post("/leave", status_code=200, responses=errors(401, 403, 404, 409, 422))
     async def leave(
         self, request: AnyRequest, runtime: Runtime, match_id: MatchIdPath, seat: SeatQuery = None
     ) -> LeaveResponse:
         """Leave the match: the seat's side forfeits (R26)."""
         who = await authenticate(
-            runtime, request.headers.get("authorization"), match_id, seat=seat, allow_support=False
+            runtime,
+            request.headers.get("authorization"),
+            match_id,
+            seat=optional_seat(seat),
+            allow_support=False,
         )
         async with runtime.match_lock(match_id):
             return await runtime.call(

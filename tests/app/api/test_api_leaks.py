@@ -99,7 +99,7 @@ def _visible_by_seq(stream: list[RecordedEvent], seat: int) -> list[set[str]]:
 
 def _choose(table: Table, seat: int, view: dict[str, object], probe: bool) -> str:
     """Preview the hand (and, when ``probe``, every card of the deck) and pick a card."""
-    hand = list(view["hand"])  # type: ignore[call-overload]
+    hand = [str(card) for card in view["hand"]]  # type: ignore[attr-defined]
     best = hand[0]
     for card in hand:
         preview = table.post(seat, "/preview", {"card": card}).json()

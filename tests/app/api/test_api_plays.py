@@ -60,7 +60,7 @@ def test_a_play_returns_the_play_and_the_bot_reply(api: Api, api_service: MatchS
     assert body["view"]["seq"] == body["seq"] == len(api_service.events(match_id))
     assert body["view"]["turn"] == 0
     stored = api_service.events(match_id)
-    assert stored[view["seq"]].caused_by.startswith("seat:0/token:")  # type: ignore[union-attr]
+    assert stored[view["seq"]].caused_by.startswith("seat:0/token:")
     assert stored[view["seq"] + 1].caused_by == "bot:1"
 
 
