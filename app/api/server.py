@@ -32,6 +32,7 @@ from litestar import Litestar
 
 from app.api.app import create_app
 from app.api.broker import close_all_feeds
+from app.api.logs import redact_server_logs
 from app.config import StoreConfig, resolve_store
 from app.service import MatchService
 
@@ -80,6 +81,7 @@ class ServeError(ValueError):
 def app_from_env() -> Litestar:
     """The app a worker process builds: the store from ``BASRA_DB`` / ``BASRA_DATABASE_URL``."""
     sys.setswitchinterval(SWITCH_INTERVAL_SECONDS)
+    redact_server_logs()
     db = os.environ.get("BASRA_DB")
     return create_app(db=Path(db) if db else None)
 
@@ -141,6 +143,7 @@ def _worker(options: ServeOptions, sock: socket.socket) -> None:
     """One worker process: the app from the environment, on the shared socket."""
     factory = "app.api.server:app_from_env"
     config = uvicorn.Config(factory, factory=True, **_uvicorn_options(options))
+    redact_server_logs()  # after uvicorn has set up its loggers
     FeedClosingServer(config).run(sockets=[sock])
 
 
@@ -162,6 +165,7 @@ def serve_until_stopped(
         uv_config = uvicorn.Config(
             app, host=options.host, port=options.port, **_uvicorn_options(options)
         )
+        redact_server_logs()  # after uvicorn has set up its loggers
         FeedClosingServer(uv_config).run()
         return
     _export_store(options)
