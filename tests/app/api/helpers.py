@@ -6,7 +6,7 @@ import json
 import re
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -25,6 +25,20 @@ SUPPORT_TOKEN = "support-secret-for-tests"
 
 CARD_PATTERN = re.compile(r"(?<![0-9A-Za-z])(10|[2-9AJQK])([CDHS])(?![0-9A-Za-z])")
 """A card's text form standing alone in a body (R1)."""
+
+
+WAIT_SECONDS = 60.0
+"""How long a test waits for something that happens in another thread or process: generous,
+because a loaded machine is slow, and a passing test never waits that long."""
+
+
+def wait_until(condition: Callable[[], bool], what: str, timeout: float = WAIT_SECONDS) -> None:
+    """Return once ``condition()`` holds; fail naming ``what`` if it never does."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.005)
 
 
 def bearer(token: str) -> dict[str, str]:
@@ -167,6 +181,10 @@ class SseReader:
         except BaseException as error:  # surfaced by join()
             self.error = error
             self.connected.set()
+
+    def wait_for(self, seq: int) -> None:
+        """Return once the message with id ``seq`` has arrived (a condition, not a sleep)."""
+        wait_until(lambda: any(m.id == seq for m in self.messages), f"seq {seq} on the feed")
 
     def _done(self, message: SseMessage) -> bool:
         if message.data is not None and message.data.get("type") == "match_ended":

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import httpx
@@ -21,6 +20,7 @@ from tests.app.api.helpers import (
     parse_sse,
     serving,
     two_servers_on_postgresql,
+    wait_until,
 )
 
 
@@ -81,15 +81,10 @@ def test_the_live_feed_pushes_each_play_as_it_is_appended(
         reader = steps.feed(match_id, token)
         support = steps.feed(match_id, SUPPORT_TOKEN)
 
-        latencies = []
         view = steps.view(match_id, token)
         for _ in range(6):
-            sent = time.monotonic()
             played = steps.play(match_id, token, view["hand"][0]).json()
-            while not reader.messages or reader.messages[-1].id != played["seq"]:
-                assert time.monotonic() - sent < 5, "the play never reached the feed"
-                time.sleep(0.002)
-            latencies.append(time.monotonic() - sent)
+            reader.wait_for(played["seq"])  # pushed as appended, before the next play
             view = played["view"]
         steps.leave(match_id, token)
         messages = reader.join()
@@ -98,7 +93,6 @@ def test_the_live_feed_pushes_each_play_as_it_is_appended(
     seqs = [r.seq for r in api_service.events(match_id)]
     assert [m.id for m in messages] == seqs  # nothing lost, nothing repeated
     assert [m.id for m in support_messages] == seqs
-    assert max(latencies) < 2.0  # pushed as appended
 
 
 def test_an_append_by_another_process_reaches_an_open_feed(api_app: Litestar, api_db: Path) -> None:
@@ -125,8 +119,11 @@ def test_a_client_resumes_after_the_server_restarts(
         steps = HttpSteps(http, server.url)
         match_id, token = steps.practice(seed="restart")
         reader = steps.feed(match_id, token)
+        played = steps.view(match_id, token)["seq"]
         steps.play_first_card(match_id, token)
-        time.sleep(0.3)
+        after = steps.view(match_id, token)["seq"]
+        reader.wait_for(after)
+        assert after > played
     # The server stopped mid-match: it ended the feed cleanly.
     seen = [m.id for m in reader.join() if m.id is not None]
     assert seen and seen == list(range(1, seen[-1] + 1))
@@ -185,9 +182,7 @@ def test_a_feed_is_closed_when_the_client_goes_away(api_app: Litestar) -> None:
         with http.stream("GET", url, headers=bearer(token)) as stream:
             next(stream.iter_lines())
             assert runtime.broker.open_streams == 1
-        deadline = time.monotonic() + 5
-        while runtime.broker.open_streams and time.monotonic() < deadline:
-            time.sleep(0.05)
+        wait_until(lambda: runtime.broker.open_streams == 0, "the server to close the feed")
 
         assert runtime.broker.open_streams == 0
 
@@ -209,7 +204,11 @@ def test_a_quiet_feed_sends_keepalive_comments(api_app: Litestar) -> None:
         steps = HttpSteps(http, server.url)
         match_id, token = steps.practice(seed="keepalive")
         reader = steps.feed(match_id, token)
-        time.sleep(1.5)  # the test settings send a keep-alive after 1 s of quiet
+        # The test settings send a keep-alive after 1 s of quiet: wait for it, however long.
+        wait_until(
+            lambda: any(m.data is None and "keepalive" in m.raw for m in reader.messages),
+            "a keep-alive comment",
+        )
         steps.leave(match_id, token)
         reader.join()
 
