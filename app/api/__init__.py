@@ -1,1 +1,1 @@
-"""The HTTP API (CONTRACT §3): Litestar over the match service."""
+"""The HTTP API (docs/api.md): Litestar over the match service."""

@@ -29,7 +29,7 @@ from app.service import MatchService
 log = logging.getLogger("basra.api")
 
 API_VERSION = "1"
-"""The version of the HTTP API (CONTRACT §3)."""
+"""The version of the HTTP API (docs/api.md)."""
 
 
 class HealthResponse(msgspec.Struct, frozen=True):

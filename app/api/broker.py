@@ -1,12 +1,11 @@
 """Live events: wake open SSE streams when their match's stream grows, without polling per stream.
 
 Appends made in this process arrive through the service's listener (on a worker thread) and are
-handed to the event loop with ``call_soon_threadsafe`` (DESIGN pitfall 6). Appends made by other
-processes (several workers on PostgreSQL, a CLI import) are found by one follower per process
-that reads the store's global notification log while any stream is open, and wakes the streams
-of the matches it saw. A woken stream reads what it has not sent yet from the store, so nothing
-is lost or repeated whichever way the news came.
-"""
+handed to the event loop with ``call_soon_threadsafe`` (docs/architecture.md L6). Appends made
+by other processes (several workers on PostgreSQL, a CLI import) are found by one follower per
+process that reads the store's global notification log while any stream is open, and wakes the
+streams of the matches it saw. A woken stream reads what it has not sent yet from the store, so
+nothing is lost or repeated whichever way the news came."""
 
 from __future__ import annotations
 

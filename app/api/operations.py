@@ -1,4 +1,4 @@
-"""What each route does, as blocking functions run on a worker thread (DESIGN pitfall 6).
+"""What each route does, as blocking functions run on a worker thread (docs/architecture.md L6).
 
 Handlers authenticate and hand over here; everything that reaches a seat is built from
 ``seat_view``, ``preview_play`` and ``event_line`` with that seat as the viewer (R23).
@@ -304,7 +304,7 @@ def replay_file(service: MatchService, match_id: str, viewer: int | None) -> byt
     ended = any(isinstance(r.event, MatchEnded) for r in recorded)
     if viewer is None and not ended:
         raise MissingTokenError(
-            "until the match ends its replay needs support's token or a seat's token"
+            "this route needs an 'Authorization: Bearer TOKEN' header until the match has ended"
         )
     names = service.load(match_id).names
     if viewer is None:

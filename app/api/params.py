@@ -47,7 +47,7 @@ def seat_number(text: str) -> int:
     the table has that seat.
     """
     if not (text.isascii() and text.isdigit()) or len(text) > MAX_SEAT_DIGITS:
-        raise InvalidSeatError(f"{text!r} is not a seat number (write it in digits: 0, 1, 2, 3)")
+        raise InvalidSeatError(f"seat {text!r} is not a seat number: write it in ASCII digits")
     return int(text)
 
 

@@ -29,7 +29,7 @@ class ApiRuntime:
         self.facts = FactsCache(service)
         notifications = getattr(service, "notifications_after", None)
         self.broker = EventBroker(notifications, settings.follow_every_seconds)
-        # DESIGN pitfall 6: the store is synchronous; a bounded pool of worker threads calls it.
+        # The store is synchronous (docs/architecture.md L6): a bounded pool of threads calls it.
         self.limiter = anyio.CapacityLimiter(settings.store_threads)
         self.inline = _inline(settings.store_calls, service)
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
@@ -76,7 +76,7 @@ def _inline(mode: str, service: MatchService) -> bool:
     GIL hand-offs to each command. Measured side by side with bench/bench_api.py
     ``--compare-threads`` (uvicorn, synchronous=FULL; docs/performance.md): 592 against 318
     plays/s (medians of 3) and a p99 of 14 against 49 ms at 250 plays/s. On PostgreSQL a call
-    waits on the network and on other processes' locks (DESIGN pitfall 9): threads.
+    waits on the network and on other processes' locks (docs/architecture.md L9): threads.
     """
     if mode not in ("auto", "inline", "threads"):
         raise ValueError(f"BASRA_API_STORE_CALLS must be auto, inline or threads, not {mode!r}")

@@ -1,4 +1,4 @@
-"""Request and response bodies of the HTTP API (CONTRACT §3), separate from domain events.
+"""Request and response bodies of the HTTP API (docs/api.md), separate from domain events.
 
 Requests refuse unknown fields; cards travel in their text form (R1) and are parsed by the
 domain, so a card that is not a card is ``unknown_card``.

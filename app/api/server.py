@@ -1,14 +1,13 @@
 """Running the API under uvicorn: one process, or several workers sharing one listening socket.
 
 Several workers need PostgreSQL (each is a separate process with its own connections; the
-embedded SQLite file is for one process). DESIGN pitfall 11: uvicorn's own ``--workers`` binds
-its socket without ``IPPROTO_TCP``, so accepted connections lose ``TCP_NODELAY`` and every
+embedded SQLite file is for one process). docs/architecture.md L11: uvicorn's own ``--workers``
+binds its socket without ``IPPROTO_TCP``, so accepted connections lose ``TCP_NODELAY`` and every
 keep-alive request waits ~40 ms for a delayed ACK. Here the socket is bound with the protocol
 set and shared by a small supervisor with every worker, so their connections keep
 ``TCP_NODELAY``. A stopping server ends its open SSE feeds first (clients resume with
-``Last-Event-ID``) rather than waiting for them to time out.
-The store is opened once before any worker starts, so a fresh SQLite file or PostgreSQL schema
-is created by one process only.
+``Last-Event-ID``) rather than waiting for them to time out. The store is opened once before any
+worker starts, so a fresh SQLite file or PostgreSQL schema is created by one process only.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""``GET /matches/{id}/replay``: the replay file (CONTRACT §1)."""
+"""``GET /matches/{id}/replay``: the replay file (docs/replay-format.md)."""
 
 from __future__ import annotations
 

@@ -209,3 +209,27 @@ def test_taking_the_last_seat_reports_the_status_after_the_bots_replied(api: Api
 
     assert taken["status"] == table["status"] == "playing"
     assert taken["seq"] == table["seq"]
+
+
+def test_one_message_style_per_code(api: Api) -> None:
+    match_id, token = api.practice(seed="styles")
+    two_seats = api.create()["match_id"]
+
+    missing = [
+        api.client.get(f"/matches/{match_id}/view").json()["error"],
+        api.client.get(f"/matches/{match_id}/replay").json()["error"],
+        api.client.post(f"/matches/{match_id}/leave").json()["error"],
+    ]
+    seats = [
+        api.client.post(f"/matches/{two_seats}/seats/7", json={"name": "A"}).json()["error"],
+        api.client.post(f"/matches/{two_seats}/seats/1e0", json={"name": "A"}).json()["error"],
+        api.client.get(f"/matches/{match_id}/view?seat=x", headers=bearer(token)).json()["error"],
+    ]
+
+    assert {e["code"] for e in missing} == {"missing_token"}
+    assert all(
+        e["message"].startswith("this route needs an 'Authorization: Bearer TOKEN' header")
+        for e in missing
+    ), missing
+    assert {e["code"] for e in seats} == {"invalid_seat"}
+    assert all(e["message"].startswith("seat ") for e in seats), seats

@@ -1,4 +1,4 @@
-"""Creating matches, taking seats and the match lifecycle over HTTP (CONTRACT §3)."""
+"""Creating matches, taking seats and the match lifecycle over HTTP (docs/api.md)."""
 
 from __future__ import annotations
 
