@@ -17,8 +17,10 @@ REDACTED: Final = "[redacted]"
 _SECRETS: Final = (
     re.compile(r"(?i)((?:^|[?&;\s])access_token=)[^&;\s\"]*"),
     re.compile(r"(?i)(\bbearer\s+)[^\s\"',;]+"),
+    # A seat token anywhere (MATCH.SEAT.TOKEN_ID.SECRET, app.api.tokens): its secret part goes.
+    re.compile(r"(\b[\w-]+\.\d\.[0-9a-f]{8}\.)[\w-]{20,}"),
 )
-"""A token in a query string, and one in an Authorization value."""
+"""A token in a query string, one in an Authorization value, and a seat token's secret."""
 
 LOGGERS: Final = ("uvicorn.access", "uvicorn.error", "granian.access", "granian", "basra.api")
 """The loggers a serving process writes requests and errors to."""

@@ -1,0 +1,55 @@
+"""The log filter: tokens are blanked wherever they appear in a record."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+
+from app.api.logs import REDACTED, RedactTokens, redact
+from app.api.tokens import issue_token
+
+SEAT_TOKEN = issue_token("m-0123456789abcdef", 1).token
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        f"GET /matches/m-1/events?access_token={SEAT_TOKEN}&after=2 HTTP/1.1",
+        f"GET /matches/m-1/events?after=2&ACCESS_TOKEN={SEAT_TOKEN} HTTP/1.1",
+        f"Authorization: Bearer {SEAT_TOKEN}",
+        f"refused {SEAT_TOKEN!r} somewhere",
+        "GET /x?access_token=support-secret-for-tests",
+    ],
+)
+def test_every_token_is_blanked(line: str) -> None:
+    cleaned = redact(line)
+
+    assert SEAT_TOKEN.rsplit(".", 1)[1] not in cleaned
+    assert "support-secret-for-tests" not in cleaned
+    assert REDACTED in cleaned
+
+
+def test_a_line_without_a_token_is_unchanged() -> None:
+    line = 'GET /matches/m-0123456789abcdef/events?after=2 HTTP/1.1" 200'
+
+    assert redact(line) == line
+
+
+def test_the_filter_rewrites_uvicorns_access_record() -> None:
+    # given uvicorn's access record: (client, method, path with query, version, status)
+    path = f"/matches/m-1/events?access_token={SEAT_TOKEN}"
+    record = logging.LogRecord(
+        "uvicorn.access",
+        logging.INFO,
+        __file__,
+        1,
+        '%s - "%s %s HTTP/%s" %d',
+        ("127.0.0.1:5", "GET", path, "1.1", 200),
+        None,
+    )
+
+    assert RedactTokens().filter(record)
+
+    assert SEAT_TOKEN not in record.getMessage()
+    assert "access_token=[redacted]" in record.getMessage()
