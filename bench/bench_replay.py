@@ -37,10 +37,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from app.service import MatchService
 from domain.fairness import secret_from_text_seed
+from domain.recorded import RecordedEvent
 from domain.redaction import SUPPORT
 from replays.audit import audit
 from replays.cursor import MatchCursor
-from replays.recorded import RecordedEvent
 from replays.render import render_frame
 
 RULESETS = ("classic", "egyptian", "lebanese", "yemeni", "jordanian")

@@ -34,15 +34,15 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from app.config import StoreConfig, parse_database_url
-from app.readmodels import ReadModels
+from app.readmodels.models import ReadModels
 from app.service import SNAPSHOT_EVERY, MatchService, utc_now
-from app.store import MatchStore
-from app.store_postgres import drop_schema
+from app.store.match_store import MatchStore
+from app.store.postgres import drop_schema
 from domain.commands import CreateMatch
 from domain.evolve import fold
 from domain.fairness import secret_from_text_seed
+from domain.recorded import RecordedEvent
 from domain.selfplay import play_match
-from replays.recorded import RecordedEvent
 
 ROW = b'{"event":{"type":"card_played","seat":0,"card":"10D","captured":["4C","6H"],' + (
     b'"basra":0},"at":"2026-11-29T21:44:08.123456Z","caused_by":"seat:0/token:abcdef"}'

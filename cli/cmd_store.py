@@ -20,7 +20,7 @@ from cli.reading import export_match, list_matches, read_models
 from cli.shell import dump_json, echo_err, opened
 
 if TYPE_CHECKING:
-    from app.readmodels import ReadModels
+    from app.readmodels.models import ReadModels
 
 projections = typer.Typer(
     help="Cross-match read models (the matches list): rebuild them from the event log.",

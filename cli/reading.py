@@ -18,8 +18,8 @@ from cli.shell import Streams, checked_status, dump_json, echo_err, opened, read
 from replays.audit import Divergence
 
 if TYPE_CHECKING:
-    from app.readmodel_matches import MatchSummaryView
-    from app.readmodels import ReadModels
+    from app.readmodels.matches import MatchSummaryView
+    from app.readmodels.models import ReadModels
     from app.service import MatchService
 
 HEADER = (
@@ -40,7 +40,7 @@ HEADER = (
 
 def read_models(service: MatchService) -> ReadModels:
     """The read models that follow ``service``'s store (sqlite-utils is loaded only here)."""
-    from app.readmodels import ReadModels
+    from app.readmodels.models import ReadModels
 
     return ReadModels.for_store(service.store)
 
@@ -76,8 +76,8 @@ def list_fresh_matches(db: Path | None, status: str | None, limit: int | None, j
     file: then ``list_matches`` answers.
     """
     from app.config import existing_store, readmodel_path, resolve_store
-    from app.readmodel_reader import fresh_matches
-    from app.sqlite_reader import SQLiteStreams
+    from app.readmodels.reader import fresh_matches
+    from app.store.sqlite_reader import SQLiteStreams
 
     status = checked_status(status)
     config = existing_store(resolve_store(db))

@@ -19,7 +19,7 @@ from domain.errors import BasraError, RequestError
 
 if TYPE_CHECKING:
     from app.service import MatchService
-    from replays.recorded import RecordedEvent
+    from domain.recorded import RecordedEvent
 
 STATUSES = ("waiting", "playing", "ended")
 """The statuses ``basra matches --status`` accepts."""
@@ -124,7 +124,7 @@ def opened(db: Path | None, *, create: bool = False) -> Iterator[MatchService]:
     """
     from app.config import existing_store, resolve_store
     from app.service import MatchService
-    from app.store import MatchStore
+    from app.store.match_store import MatchStore
 
     config = resolve_store(db)
     service = MatchService(MatchStore.open(config if create else existing_store(config)))
@@ -143,7 +143,7 @@ def uses_postgres() -> bool:
 def reading(db: Path | None) -> Iterator[Streams]:
     """The streams of the store ``--db`` (or the environment) names, for reading only.
 
-    A SQLite file is read with sqlite3 alone (app.sqlite_reader, the table eventsourcing
+    A SQLite file is read with sqlite3 alone (app.store.sqlite_reader, the table eventsourcing
     writes); PostgreSQL goes through the store. A file that does not exist is refused.
     """
     from app.config import existing_store, resolve_store
@@ -153,7 +153,7 @@ def reading(db: Path | None) -> Iterator[Streams]:
         with opened(db) as service:
             yield service
         return
-    from app.sqlite_reader import SQLiteStreams
+    from app.store.sqlite_reader import SQLiteStreams
 
     assert config.sqlite_path is not None
     streams = SQLiteStreams(config.sqlite_path)

@@ -23,6 +23,7 @@ from domain.events import (
     SeatTaken,
 )
 from domain.fairness import deal_key, shuffled_deck
+from domain.names import bot_name
 from domain.state import INITIAL_STATE, MatchSetup, MatchState
 
 _T = TypeVar("_T", int, tuple[Card, ...])
@@ -51,7 +52,7 @@ def _created(state: MatchState, e: MatchCreated) -> MatchState:
         bot_kind=e.bot_kind,
         origin=e.origin,
     )
-    names = tuple(f"{e.bot_kind} bot" if s in e.bots else None for s in range(e.seats))
+    names = tuple(bot_name(e.bot_kind) if s in e.bots else None for s in range(e.seats))
     return replace(
         state,
         setup=setup,

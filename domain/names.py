@@ -24,6 +24,11 @@ BOT_WORD: Final = "bot"
 """The last word of every bot seat's name."""
 
 
+def bot_name(kind: str) -> str:
+    """The name a bot seat of ``kind`` sits under (``easy bot``, ``random bot``)."""
+    return f"{kind} {BOT_WORD}"
+
+
 def _poses_as_bot(name: str) -> bool:
     """True when the name reads as a bot's: its last word is "bot", in any case or width."""
     words = unicodedata.normalize("NFKC", name).casefold().split()

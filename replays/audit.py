@@ -36,6 +36,7 @@ from domain.events import (
 )
 from domain.evolve import evolve
 from domain.fairness import commitment
+from domain.recorded import RecordedEvent, misnumbered
 from domain.rulesets import RULESETS, Classic
 from domain.state import INITIAL_STATE, MatchState
 from replays.audit_bots import BotReferee
@@ -44,7 +45,6 @@ from replays.audit_play import BASRA_RULING, compare_play
 from replays.audit_scores import compare_end, compare_score
 from replays.audit_text import Diverged, card_name, event_kind, event_name, expected_text
 from replays.audit_trail import TrailReferee
-from replays.recorded import RecordedEvent
 from replays.tagged import tagged
 
 __all__ = ["BASRA_RULING", "AuditReport", "AuditResult", "Divergence", "audit", "audit_events"]
@@ -124,9 +124,10 @@ class _Auditor:
             if not recorded:
                 seq = 1
                 raise Diverged("missing", "the stream is empty; it starts with match_created")
+            wrong = misnumbered(item.seq for item in recorded)
             for index, item in enumerate(recorded, 1):
                 seq = index
-                if item.seq != index:
+                if wrong is not None and wrong[1] == index:
                     raise Diverged(
                         "sequence",
                         f"seq {item.seq} is where seq {index} belongs: a stream is numbered 1, 2,"

@@ -21,11 +21,11 @@ from domain.events import (
     SeatTaken,
 )
 from domain.evolve import evolve
+from domain.recorded import RecordedEvent, misnumbered
 from domain.redaction import EVERYONE, SUPPORT, redact_event
 from domain.state import INITIAL_STATE, MatchSetup, MatchState
 from domain.views import SeatView, SupportView, TableView, seat_view, support_view, table_view
 from replays.errors import StepOutOfRangeError, StreamError, UnknownViewerError
-from replays.recorded import RecordedEvent
 from replays.tagged import tagged
 
 Viewer: TypeAlias = int
@@ -76,12 +76,12 @@ class MatchCursor:
     def __init__(self, recorded: Sequence[RecordedEvent]) -> None:
         if not recorded:
             raise StreamError("the match has no events")
-        for index, item in enumerate(recorded, 1):
-            if item.seq != index:
-                raise StreamError(
-                    f"seq {item.seq} where seq {index} belongs: a stream is numbered 1, 2, 3… "
-                    "without gaps"
-                )
+        wrong = misnumbered(item.seq for item in recorded)
+        if wrong is not None:
+            raise StreamError(
+                f"seq {wrong[0]} where seq {wrong[1]} belongs: a stream is numbered 1, 2, 3… "
+                "without gaps"
+            )
         first = recorded[0].event
         if not isinstance(first, MatchCreated):
             raise StreamError("a match stream starts with match_created")
@@ -228,11 +228,6 @@ class MatchCursor:
     def _check(self, seq: int) -> None:
         if not 1 <= seq <= len(self._recorded):
             raise StepOutOfRangeError(seq, len(self._recorded))
-
-
-def is_seat(viewer: Viewer) -> bool:
-    """True when the viewer is a seat (not support, not everyone)."""
-    return viewer >= 0
 
 
 def hands_of(view: TableView) -> tuple[tuple[str, ...] | None, ...]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from msgspec.structs import replace
 
 from domain.events import MatchCreated
-from replays.recorded import RecordedEvent
+from domain.recorded import RecordedEvent
 from replays.replay_reader import ReplayFile
 
 IMPORT_CAUSE = "import"

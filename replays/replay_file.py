@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
 
 import msgspec
 
 from domain.events import EVENT_ENCODER, MatchCreated, MatchEnded
-from domain.redaction import SUPPORT, redact_event
-from replays.recorded import RecordedEvent
+from domain.recorded import RecordedEvent, event_line
+from domain.redaction import SUPPORT
 
 FORMAT = "basra-replay"
 """The ``format`` field of a replay file's header."""
@@ -51,20 +50,6 @@ def header_for(
         bots=created.bots,
         origin=created.origin,
     )
-
-
-def event_line(recorded: RecordedEvent, viewer: int, revealed: bool) -> bytes:
-    """One event line: ``seq``, ``type``, ``at`` and the event's fields, redacted for ``viewer``."""
-    event = redact_event(recorded.event, viewer, revealed)
-    body = EVENT_ENCODER.encode(event)
-    prefix: dict[str, Any] = {"seq": recorded.seq, "at": recorded.at}
-    if viewer == SUPPORT and recorded.caused_by is not None:
-        prefix["caused_by"] = recorded.caused_by
-    if viewer == SUPPORT and recorded.request_id is not None:
-        prefix["request_id"] = recorded.request_id
-    head = EVENT_ENCODER.encode(prefix)
-    # Merge {"seq":..,"at":..} with {"type":..,...}: seq first, as the contract shows it.
-    return head[:-1] + b"," + body[1:]
 
 
 def write_replay(

@@ -30,11 +30,11 @@ from domain.events import (
     event_tag,
 )
 from domain.evolve import fold
+from domain.recorded import RecordedEvent
 from domain.rulesets import RULESETS
 from replays.audit import audit_events
 from replays.audit_trail import SYNTHESISED_CAUSE
 from replays.errors import ReplayFileError
-from replays.recorded import RecordedEvent
 from replays.replay_file import FORMAT, VERSION, ReplayHeader
 from replays.tagged import tagged
 

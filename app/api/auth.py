@@ -7,7 +7,7 @@ the request names: 403.
 from __future__ import annotations
 
 import hmac
-from typing import Any, Final, TypeAlias
+from typing import Any, TypeAlias
 
 import msgspec
 from litestar import Request
@@ -22,12 +22,10 @@ from app.api.errors import (
 from app.api.runtime import ApiRuntime
 from app.api.tokens import TokenClaim, bearer, read_claim, same_hash
 from app.errors import MatchNotFoundError
+from domain.redaction import SUPPORT
 
 AnyRequest: TypeAlias = Request[Any, Any, Any]
 """A Litestar request, whatever its user, auth and state types."""
-
-SUPPORT_SEAT: Final = -1
-"""The ``seat`` of a support principal (domain.redaction.SUPPORT)."""
 
 
 class Principal(msgspec.Struct, frozen=True):
@@ -40,7 +38,7 @@ class Principal(msgspec.Struct, frozen=True):
     @property
     def is_support(self) -> bool:
         """True for support staff."""
-        return self.seat == SUPPORT_SEAT
+        return self.seat == SUPPORT
 
     @property
     def caused_by(self) -> str:
@@ -66,7 +64,7 @@ async def authenticate(
     if support is not None and hmac.compare_digest(token.encode(), support.encode()):
         if not allow_support:
             raise SeatOnlyError("only a seat of the match may do this")
-        return Principal(match_id, SUPPORT_SEAT)
+        return Principal(match_id, SUPPORT)
     claim = read_claim(token)
     if claim is None or not await _proves(runtime, claim):
         raise UnknownTokenError("the token is not valid")

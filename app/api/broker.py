@@ -16,7 +16,7 @@ import weakref
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
-from replays.recorded import RecordedEvent
+from domain.recorded import RecordedEvent
 
 log = logging.getLogger("basra.api.broker")
 

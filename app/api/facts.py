@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from domain.events import CardPlayed, MatchEnded, SeatTaken
-from replays.recorded import RecordedEvent
+from domain.recorded import RecordedEvent
 
 IDEMPOTENT_PREFIX = "idem-"
 """Request ids of plays sent with an ``Idempotency-Key`` start with this."""

@@ -1,6 +1,6 @@
 """The SSE feed of one viewer: the backlog after ``Last-Event-ID``, then events as appended.
 
-Each message is one replay-file line (``replays.replay_file.event_line``) redacted for the
+Each message is one replay-file line (``domain.recorded.event_line``) redacted for the
 viewer, with ``id:`` = ``seq``. The feed reads from the store whatever it has not sent, so a
 client that reconnects with ``Last-Event-ID`` gets everything after it, once, also after a
 restart; the broker only says when to look. The feed ends after ``match_ended``.
@@ -16,8 +16,7 @@ from app.api.broker import Subscription
 from app.api.errors import InvalidValueError
 from app.api.runtime import ApiRuntime
 from domain.events import MatchEnded
-from replays.recorded import RecordedEvent
-from replays.replay_file import event_line
+from domain.recorded import RecordedEvent, event_line
 
 RETRY_MS = 2000
 """How long a client waits before reconnecting (the SSE ``retry:`` field)."""

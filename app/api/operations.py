@@ -29,11 +29,11 @@ from domain.errors import CardNotInHandError, MatchEndedError, NotYourTurnError
 from domain.events import CardPlayed, MatchCreated, MatchEnded, RoundStarted, SeatTaken
 from domain.evolve import fold
 from domain.fairness import secret_from_text_seed
+from domain.recorded import RecordedEvent, event_line
 from domain.redaction import EVERYONE, SUPPORT
 from domain.views import SeatView, SupportView, TableView, preview_play, seat_view, support_view
 from domain.views import table_view as public_view
-from replays.recorded import RecordedEvent
-from replays.replay_file import event_line, write_replay
+from replays.replay_file import write_replay
 
 CONFLICT_RETRIES = 3
 """How often a play without ``seq`` is decided again after losing a race to another process."""

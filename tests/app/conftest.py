@@ -17,8 +17,8 @@ import pytest
 
 from app.config import PostgresSettings, StoreConfig, parse_database_url
 from app.service import MatchService
-from app.store import MatchStore
-from app.store_postgres import drop_schema
+from app.store.match_store import MatchStore
+from app.store.postgres import drop_schema
 
 POSTGRES_DSN = os.environ.get("BASRA_TEST_POSTGRES")
 """The test PostgreSQL server, e.g. postgresql://postgres@127.0.0.1:5432/test."""

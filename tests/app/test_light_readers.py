@@ -1,9 +1,9 @@
 """The light readers read exactly what the store and the read models wrote.
 
-app.sqlite_reader reads eventsourcing's SQLite table with sqlite3 alone, and app.readmodel_reader
-reads the ``matches`` read model without sqlite-utils: every test writes with the real library
-and reads with both, so a change of the library's layout (or of the read models' schema) fails
-here rather than in a command.
+app.store.sqlite_reader reads eventsourcing's SQLite table with sqlite3 alone, and
+app.readmodels.reader reads the ``matches`` read model without sqlite-utils: every test writes
+with the real library and reads with both, so a change of the library's layout (or of the read
+models' schema) fails here rather than in a command.
 """
 
 from __future__ import annotations
@@ -14,11 +14,11 @@ from pathlib import Path
 import pytest
 
 from app.errors import CorruptEventError, MatchNotFoundError, StoreUnavailableError
-from app.readmodel_reader import fresh_matches
-from app.readmodels import ReadModels
+from app.readmodels.models import ReadModels
+from app.readmodels.reader import fresh_matches
 from app.service import MatchService
-from app.sqlite_reader import SQLiteStreams
-from app.store import MatchStore
+from app.store.match_store import MatchStore
+from app.store.sqlite_reader import SQLiteStreams
 from domain.fairness import secret_from_text_seed
 from tests.app.test_readmodels import record_some_matches
 
@@ -109,7 +109,7 @@ def test_a_file_that_is_not_a_database_is_a_store_fault(tmp_path: Path) -> None:
 def test_the_read_models_read_back_as_sqlite_utils_reads_them(
     written: tuple[Path, list[str]],
 ) -> None:
-    # given read models brought up to date by app.readmodels
+    # given read models brought up to date by app.readmodels.models
     path, _ = written
     store = MatchStore.sqlite(path)
     read = ReadModels.for_store(store)

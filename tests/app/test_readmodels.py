@@ -12,10 +12,10 @@ import pytest
 from eventsourcing.persistence import StoredEvent
 
 from app.config import StoreConfig
-from app.mapper import TOPICS
-from app.readmodels import ReadModels
+from app.readmodels.models import ReadModels
 from app.service import MatchService
-from app.store import MatchStore
+from app.store.decoding import TOPICS
+from app.store.match_store import MatchStore
 from domain.events import CardPlayed, RoundStarted
 from domain.fairness import secret_from_text_seed
 from tests.app.conftest import postgres_url
@@ -109,8 +109,8 @@ KILLER = textwrap.dedent(
     import os, signal, sys
     from pathlib import Path
     from app.config import resolve_store
-    from app.readmodels import ReadModels
-    from app.store import MatchStore
+    from app.readmodels.models import ReadModels
+    from app.store.match_store import MatchStore
 
     db, url, path, batch, kill_at = sys.argv[1:]
     store = MatchStore.open(resolve_store(Path(db), url or None, environ={}))

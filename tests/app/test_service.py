@@ -8,7 +8,7 @@ import pytest
 
 from app.errors import ConflictError, MatchNotFoundError
 from app.service import MatchService
-from app.store import MatchStore
+from app.store.match_store import MatchStore
 from domain.bots import RandomBot
 from domain.commands import CreateMatch
 from domain.errors import (
@@ -27,9 +27,9 @@ from domain.events import (
 )
 from domain.evolve import fold
 from domain.fairness import deal_key, secret_from_text_seed
+from domain.recorded import RecordedEvent
 from domain.selfplay import play_match
 from domain.views import seat_view, support_view, table_view
-from replays.recorded import RecordedEvent
 
 AT = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$")
 SECRET = secret_from_text_seed("service")
@@ -246,7 +246,7 @@ def test_a_snapshot_then_newer_events_fold_to_the_last_seq(
     service: MatchService, other_store: MatchStore
 ) -> None:
     # given a snapshot at some seq and events after it
-    service.snapshot_every = 5
+    service.states.snapshot_every = 5
     seated_match(service, "m-n")
     for _ in range(3):
         state = service.load("m-n")

@@ -11,9 +11,9 @@ from eventsourcing.persistence import StoredEvent
 
 from app.config import PostgresSettings
 from app.errors import ConflictError, CorruptEventError, StoreUnavailableError
-from app.mapper import TOPICS
 from app.service import MatchService
-from app.store import MatchStore
+from app.store.decoding import TOPICS
+from app.store.match_store import MatchStore
 from domain.errors import BasraError, CardNotInHandError, NotYourTurnError
 from domain.events import CardPlayed
 from domain.evolve import fold

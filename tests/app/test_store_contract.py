@@ -8,15 +8,16 @@ import pytest
 from eventsourcing.persistence import StoredEvent
 
 from app.errors import ConflictError, CorruptEventError
-from app.mapper import SNAPSHOT_TOPIC, TOPICS
-from app.store import MatchStore
+from app.store.decoding import TOPICS
+from app.store.mapper import SNAPSHOT_TOPIC
+from app.store.match_store import MatchStore
 from domain.commands import CreateMatch, PlayCard
 from domain.decide import decide
 from domain.events import CardPlayed, Event, MatchCreated, event_tag
 from domain.evolve import fold
 from domain.fairness import secret_from_text_seed
+from domain.recorded import RecordedEvent
 from domain.selfplay import play_match
-from replays.recorded import RecordedEvent
 
 
 def bot_match(match_id: str, seed: str = "contract") -> list[Event]:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from app.service import MatchService
-from app.store import MatchStore
+from app.store.match_store import MatchStore
 
 SYNCHRONOUS = {"FULL": 2, "NORMAL": 1}
 

@@ -179,7 +179,7 @@ def postgres_url() -> Iterator[str]:
     dsn = os.environ.get("BASRA_TEST_POSTGRES")
     if not dsn:
         pytest.skip("BASRA_TEST_POSTGRES is not set")
-    from app.store_postgres import drop_schema
+    from app.store.postgres import drop_schema
 
     settings = replace(parse_database_url(dsn), schema=f"basra_replay_{uuid.uuid4().hex[:12]}")
     auth = settings.user + (f":{settings.password}" if settings.password else "")

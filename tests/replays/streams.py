@@ -11,8 +11,8 @@ from msgspec.structs import replace
 from domain.commands import CreateMatch
 from domain.events import CardPlayed, Event
 from domain.fairness import secret_from_text_seed
+from domain.recorded import RecordedEvent
 from domain.selfplay import play_match
-from replays.recorded import RecordedEvent
 from replays.replay_reader import parse_replay
 
 GOLDEN = Path(__file__).parent.parent / "data" / "golden"

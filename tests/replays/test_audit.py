@@ -17,8 +17,8 @@ from domain.events import (
     SideScore,
 )
 from domain.evolve import fold
+from domain.recorded import RecordedEvent
 from replays.audit import audit, audit_events
-from replays.recorded import RecordedEvent
 from tests.replays.streams import (
     GOLDEN_NAMES,
     RULESETS,

@@ -13,12 +13,12 @@ from domain.decide import decide
 from domain.events import CardPlayed, MatchCreated
 from domain.evolve import evolve
 from domain.fairness import secret_from_text_seed
+from domain.recorded import RecordedEvent
 from domain.redaction import SUPPORT
 from domain.state import INITIAL_STATE
 from domain.views import seat_view
 from replays.errors import ReplayFileError
 from replays.importing import imported_stream
-from replays.recorded import RecordedEvent
 from replays.replay_file import write_replay
 from replays.replay_reader import load_replay, parse_replay
 from tests.replays.streams import GOLDEN_NAMES, golden_bytes

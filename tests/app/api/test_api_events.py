@@ -11,7 +11,7 @@ from litestar import Litestar
 from app.api.app import create_app
 from app.api.settings import ApiSettings
 from app.service import MatchService
-from replays.replay_file import event_line
+from domain.recorded import event_line
 from tests.app.api.conftest import Api
 from tests.app.api.helpers import (
     SUPPORT_TOKEN,

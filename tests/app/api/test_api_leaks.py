@@ -19,7 +19,7 @@ from litestar import Litestar
 from app.service import MatchService
 from domain.cards import DECK
 from domain.events import CardPlayed, CardsDealt, FloorDealt, MatchCreated, MatchEnded, RoundScored
-from replays.recorded import RecordedEvent
+from domain.recorded import RecordedEvent
 from tests.app.api.helpers import (
     SUPPORT_TOKEN,
     HttpSteps,

@@ -19,13 +19,13 @@ from domain.decide import decide
 from domain.events import CardPlayed, Event, MatchCreated, RoundScored
 from domain.evolve import evolve
 from domain.fairness import secret_from_text_seed
+from domain.recorded import RecordedEvent
 from domain.redaction import SUPPORT
 from domain.rulesets import RULESETS
 from domain.selfplay import bots_for
 from domain.state import INITIAL_STATE, MatchState
 from domain.views import seat_view
 from replays.cursor import MatchCursor, viewer_name
-from replays.recorded import RecordedEvent
 from replays.render import render_frame
 from replays.replay_file import write_replay
 

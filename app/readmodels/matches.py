@@ -8,24 +8,28 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, assert_never
 
 import msgspec
 
-from app.decoding import TOPICS
 from app.errors import CorruptEventError
+from app.store.decoding import TOPICS
 from domain.events import (
     CardPlayed,
+    CardsDealt,
+    FloorDealt,
     MatchCreated,
     MatchEnded,
     RoundScored,
     RoundStarted,
     SeatTaken,
+    tagged,
 )
-from replays.recorded import RecordedEvent
+from domain.names import bot_name
+from domain.recorded import RecordedEvent
 
 if TYPE_CHECKING:
-    from app.store import LogEntry
+    from app.store.match_store import LogEntry
 
 Row = dict[str, Any]
 """A ``matches`` row as sqlite-utils writes it (JSON columns as Python lists)."""
@@ -110,7 +114,6 @@ def blank_row(match_id: str) -> Row:
 
 
 _PLAYED = TOPICS[CardPlayed]
-_DECODED = {TOPICS[t] for t in (MatchCreated, SeatTaken, RoundStarted, RoundScored, MatchEnded)}
 
 
 def apply_entry(row: Row, entry: LogEntry, decode: Callable[[LogEntry], RecordedEvent]) -> None:
@@ -118,8 +121,7 @@ def apply_entry(row: Row, entry: LogEntry, decode: Callable[[LogEntry], Recorded
     if entry.seq != row["seq"] + 1 and row["problem"] is None:
         row["problem"] = f"seq {entry.seq} follows seq {row['seq']}"
     row["seq"] = entry.seq
-    topic = entry.topic
-    if topic == _PLAYED:
+    if entry.topic == _PLAYED:
         row["plays"] += 1
     # Every entry is decoded, plays and deals too: a match whose stream cannot be read back
     # whole is flagged, as replaying or verifying it would fail.
@@ -129,36 +131,39 @@ def apply_entry(row: Row, entry: LogEntry, decode: Callable[[LogEntry], Recorded
         if row["problem"] is None:
             row["problem"] = error.message
         return
-    if topic not in _DECODED:
-        return  # plays, deals and floors change nothing else here
-    event = recorded.event
-    if isinstance(event, MatchCreated):
-        row.update(
-            ruleset=event.ruleset,
-            seats=event.seats,
-            target=event.target,
-            status="waiting",
-            players=[
-                f"{event.bot_kind} bot" if s in event.bots else None for s in range(event.seats)
-            ],
-            bots=list(event.bots),
-            bot_kind=event.bot_kind,
-            created=recorded.at,
-        )
-    elif isinstance(event, SeatTaken):
-        players = list(row["players"])
-        if 0 <= event.seat < len(players):
-            players[event.seat] = event.name
-        row["players"] = players
-    elif isinstance(event, RoundStarted):
-        row.update(status="playing", rounds=event.round)
-    elif isinstance(event, RoundScored):
-        row["totals"] = list(event.totals)
-    elif isinstance(event, MatchEnded):
-        row.update(
-            status="ended",
-            winner=event.winner,
-            end_reason=event.reason,
-            totals=list(event.totals),
-            ended=recorded.at,
-        )
+    match tagged(recorded.event):
+        case MatchCreated() as event:
+            row.update(
+                ruleset=event.ruleset,
+                seats=event.seats,
+                target=event.target,
+                status="waiting",
+                players=[
+                    bot_name(event.bot_kind) if s in event.bots else None
+                    for s in range(event.seats)
+                ],
+                bots=list(event.bots),
+                bot_kind=event.bot_kind,
+                created=recorded.at,
+            )
+        case SeatTaken() as event:
+            players = list(row["players"])
+            if 0 <= event.seat < len(players):
+                players[event.seat] = event.name
+            row["players"] = players
+        case RoundStarted() as event:
+            row.update(status="playing", rounds=event.round)
+        case RoundScored() as event:
+            row["totals"] = list(event.totals)
+        case MatchEnded() as event:
+            row.update(
+                status="ended",
+                winner=event.winner,
+                end_reason=event.reason,
+                totals=list(event.totals),
+                ended=recorded.at,
+            )
+        case CardPlayed() | CardsDealt() | FloorDealt():
+            pass  # plays are counted above; deals change nothing in this row
+        case unreachable:
+            assert_never(unreachable)

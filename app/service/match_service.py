@@ -1,43 +1,34 @@
 """Commands as transactions: load → decide → append with the expected version.
 
 Every command (create a match, take a seat, play a card, leave) loads the match, lets the rules
-decide, lets every bot that is then on turn reply, and appends all of it in one transaction at
-the seq it read. Another writer that got there first makes the append fail as a whole
-(ConflictError): nothing is half-written. Each event records who caused it and the request id.
+decide, lets every bot that is then on turn reply (app.service.turns), and appends all of it in
+one transaction at the seq it read. Another writer that got there first makes the append fail as
+a whole (ConflictError): nothing is half-written. Each event records who caused it and the
+request id. States come from app.service.states; listeners hear of every append.
 """
 
 from __future__ import annotations
 
-import logging
 import secrets
-import threading
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
 from app.config import resolve_store
-from app.errors import ConflictError, MatchNotFoundError, StoreFaultError
-from app.store import MatchStore
-from app.store_cache import StateCache
-from domain.bots import Bot, bot_at
+from app.errors import ConflictError, MatchNotFoundError
+from app.service.listeners import Listener, Listeners
+from app.service.states import SNAPSHOT_EVERY, MatchStates
+from app.service.turns import Steps, apply, bot_turns, recorded
+from app.store.cache import StateCache
+from app.store.match_store import MatchStore
 from domain.cards import Card
-from domain.commands import Command, CreateMatch, LeaveMatch, PlayCard, TakeSeat
-from domain.decide import decide
+from domain.commands import CreateMatch, LeaveMatch, PlayCard, TakeSeat
 from domain.errors import MatchAlreadyCreatedError
-from domain.events import Event, MatchCreated
-from domain.evolve import evolve, fold
+from domain.events import MatchCreated
+from domain.evolve import fold
+from domain.recorded import RecordedEvent, misnumbered
 from domain.state import INITIAL_STATE, MatchState
-from domain.views import seat_view
 from replays.errors import StreamError
-from replays.recorded import RecordedEvent
-
-log = logging.getLogger(__name__)
-
-Listener = Callable[[str, list[RecordedEvent]], None]
-"""Called with (match id, the events just appended) after every successful append."""
-
-SNAPSHOT_EVERY = 50
-"""A snapshot is kept each time a stream passes a multiple of this many events."""
 
 
 def utc_now() -> str:
@@ -48,11 +39,6 @@ def utc_now() -> str:
 def new_match_id() -> str:
     """A fresh random match id."""
     return f"m-{secrets.token_hex(8)}"
-
-
-def bot_for(state: MatchState, seat: int) -> Bot:
-    """The bot of ``seat`` as it stands now (a random bot resumes its seeded stream)."""
-    return bot_at(state, seat)
 
 
 class MatchService:
@@ -66,11 +52,9 @@ class MatchService:
         clock: Callable[[], str] = utc_now,
     ) -> None:
         self.store = store
-        self.snapshot_every = snapshot_every
+        self.states = MatchStates(store, snapshot_every=snapshot_every)
         self.clock = clock  # the record time of each commit (a seeded simulation fixes it)
-        self.cache = StateCache()
-        self._listeners: list[Listener] = []
-        self._listeners_lock = threading.Lock()
+        self.listeners = Listeners()
 
     @classmethod
     def open(cls, db: Path | None = None, database_url: str | None = None) -> MatchService:
@@ -81,6 +65,11 @@ class MatchService:
     def close(self) -> None:
         """Release the store's connections."""
         self.store.close()
+
+    @property
+    def cache(self) -> StateCache:
+        """The folded states this process keeps (the state a command just stored, if current)."""
+        return self.states.cache
 
     # -- commands -----------------------------------------------------------------------------
 
@@ -112,9 +101,8 @@ class MatchService:
             bot_kind=bot_kind,
             client_seeds=tuple(client_seeds) if client_seeds is not None else None,
         )
-        steps: list[tuple[Event, str]] = []
-        state = self._decide(INITIAL_STATE, command, caused_by, steps)
-        state = self._bot_turns(state, steps)
+        steps: Steps = []
+        state = bot_turns(apply(INITIAL_STATE, command, caused_by, steps), steps)
         return match_id, self._commit(match_id, INITIAL_STATE, state, steps, request_id)
 
     def take_seat(
@@ -130,10 +118,9 @@ class MatchService:
     ) -> list[RecordedEvent]:
         """Seat a person; the last seat taken deals round 1, and bots on turn then play."""
         before = self.load(match_id)
-        steps: list[tuple[Event, str]] = []
+        steps: Steps = []
         command = TakeSeat(seat=seat, name=name, token_id=token_id, token_hash=token_hash)
-        state = self._decide(before, command, caused_by, steps)
-        state = self._bot_turns(state, steps)
+        state = bot_turns(apply(before, command, caused_by, steps), steps)
         return self._commit(match_id, before, state, steps, request_id)
 
     def play_card(
@@ -157,10 +144,9 @@ class MatchService:
                 f"match {match_id} is at seq {before.events}, not {expected_seq}",
                 match_id=match_id,
             )
-        steps: list[tuple[Event, str]] = []
+        steps: Steps = []
         command = PlayCard(seat=seat, card=card, auto=auto)
-        state = self._decide(before, command, caused_by, steps)
-        state = self._bot_turns(state, steps)
+        state = bot_turns(apply(before, command, caused_by, steps), steps)
         return self._commit(match_id, before, state, steps, request_id)
 
     def leave(
@@ -174,8 +160,8 @@ class MatchService:
     ) -> list[RecordedEvent]:
         """A seat leaves: its side forfeits (R26), or a waiting table is abandoned."""
         before = self.load(match_id)
-        steps: list[tuple[Event, str]] = []
-        state = self._decide(before, LeaveMatch(seat=seat, reason=reason), caused_by, steps)
+        steps: Steps = []
+        state = apply(before, LeaveMatch(seat=seat, reason=reason), caused_by, steps)
         return self._commit(match_id, before, state, steps, request_id)
 
     def append_imported(self, match_id: str, recorded: list[RecordedEvent]) -> None:
@@ -186,41 +172,21 @@ class MatchService:
             raise StreamError(
                 f"the stream's match_created names {recorded[0].event.match_id!r}, not {match_id!r}"
             )
-        for expected, item in enumerate(recorded, 1):
-            if item.seq != expected:
-                raise StreamError(
-                    f"an imported stream's seqs run 1, 2, …; found {item.seq} at {expected}"
-                )
+        wrong = misnumbered(r.seq for r in recorded)
+        if wrong is not None:
+            found, expected = wrong
+            raise StreamError(f"an imported stream's seqs run 1, 2, …; found {found} at {expected}")
         if self.store.last_seq(match_id):
             raise MatchAlreadyCreatedError(f"match {match_id} already exists")
         self.store.append(match_id, recorded)
-        state = fold(r.event for r in recorded)
-        self._remember(match_id, state, previous=0)
-        self._notify(match_id, list(recorded))
+        self.states.remember(match_id, fold(r.event for r in recorded), previous=0)
+        self.listeners.notify(match_id, list(recorded))
 
     # -- reading ------------------------------------------------------------------------------
 
     def load(self, match_id: str) -> MatchState:
-        """The match's state after its last event (``state.events`` == last seq).
-
-        The common case is a cached state plus one indexed read of anything newer (another
-        process may have appended); a cold load starts from the latest snapshot.
-        """
-        cached = self.cache.get(match_id)
-        if cached is not None:
-            newer = self.store.read(match_id, after_seq=cached.events)
-            if not newer:
-                return cached
-            state = fold((r.event for r in newer), cached)
-            self.cache.put(match_id, state)
-            return state
-        base = self.store.latest_snapshot(match_id) or INITIAL_STATE
-        newer = self.store.read(match_id, after_seq=base.events)
-        if not newer and base.setup is None:
-            raise MatchNotFoundError(match_id)
-        state = fold((r.event for r in newer), base)
-        self.cache.put(match_id, state)
-        return state
+        """The match's state after its last event (``state.events`` == last seq)."""
+        return self.states.load(match_id)
 
     def load_from_stream(self, match_id: str) -> MatchState:
         """The match's state folded from its first event, bypassing cache and snapshots."""
@@ -229,10 +195,10 @@ class MatchService:
 
     def events(self, match_id: str, after_seq: int = 0) -> list[RecordedEvent]:
         """The stream after ``after_seq``: full, unredacted, for the server's own use."""
-        recorded = self.store.read(match_id, after_seq=after_seq)
-        if not recorded and (after_seq <= 0 or not self.store.last_seq(match_id)):
+        stream = self.store.read(match_id, after_seq=after_seq)
+        if not stream and (after_seq <= 0 or not self.store.last_seq(match_id)):
             raise MatchNotFoundError(match_id)
-        return recorded
+        return stream
 
     def match_ids(self) -> list[str]:
         """Every stored match id, oldest first."""
@@ -244,77 +210,25 @@ class MatchService:
 
     def add_listener(self, callback: Listener) -> None:
         """Call ``callback(match_id, events)`` after every successful append in this process."""
-        with self._listeners_lock:
-            self._listeners.append(callback)
+        self.listeners.add(callback)
 
-    def remove_listener(self, callback: Listener) -> None:
-        """Stop calling ``callback``."""
-        with self._listeners_lock:
-            if callback in self._listeners:
-                self._listeners.remove(callback)
-
-    # -- inside a command ---------------------------------------------------------------------
-
-    def _decide(
-        self, state: MatchState, command: Command, cause: str, steps: list[tuple[Event, str]]
-    ) -> MatchState:
-        for event in decide(state, command):
-            state = evolve(state, event)
-            steps.append((event, cause))
-        return state
-
-    def _bot_turns(self, state: MatchState, steps: list[tuple[Event, str]]) -> MatchState:
-        """Every bot on turn plays until a person is on turn or the match ends."""
-        bots: dict[int, Bot] = {}
-        while state.status == "playing" and state.turn is not None and state.is_bot(state.turn):
-            seat = state.turn
-            if state.setup is None or state.setup.key is None:
-                break  # an imported match without its secret has no bot streams
-            bot = bots.get(seat)
-            if bot is None:
-                bot = bots[seat] = bot_for(state, seat)
-            card = bot.choose(seat_view(state, seat))
-            state = self._decide(state, PlayCard(seat=seat, card=card), f"bot:{seat}", steps)
-        return state
+    # -- storing a command's outcome ----------------------------------------------------------
 
     def _commit(
         self,
         match_id: str,
         before: MatchState,
         after: MatchState,
-        steps: list[tuple[Event, str]],
+        steps: Steps,
         request_id: str | None,
     ) -> list[RecordedEvent]:
-        at = self.clock()
-        recorded = [
-            RecordedEvent(
-                seq=before.events + i, at=at, event=event, caused_by=cause, request_id=request_id
-            )
-            for i, (event, cause) in enumerate(steps, 1)
-        ]
+        """Append ``steps`` after ``before``'s last seq in one transaction, then cache and tell."""
+        entries = recorded(steps, before.events, self.clock(), request_id)
         try:
-            self.store.append(match_id, recorded)
+            self.store.append(match_id, entries)
         except ConflictError:
-            self.cache.discard(match_id)
+            self.states.forget(match_id)
             raise
-        self._remember(match_id, after, previous=before.events)
-        self._notify(match_id, recorded)
-        return recorded
-
-    def _remember(self, match_id: str, state: MatchState, previous: int) -> None:
-        self.cache.put(match_id, state)
-        every = self.snapshot_every
-        if every > 0 and state.events // every > previous // every:
-            try:
-                self.store.save_snapshot(match_id, state)
-            except StoreFaultError as error:  # a snapshot is only a cache: the append stands
-                log.warning("snapshot of %s at %d not kept: %s", match_id, state.events, error)
-
-    def _notify(self, match_id: str, recorded: list[RecordedEvent]) -> None:
-        with self._listeners_lock:
-            listeners = list(self._listeners)
-        for listener in listeners:
-            try:
-                listener(match_id, recorded)
-            except Exception:  # a listener's failure must not undo a stored command
-                log.exception("listener %r failed for match %s", listener, match_id)
+        self.states.remember(match_id, after, previous=before.events)
+        self.listeners.notify(match_id, entries)
+        return entries

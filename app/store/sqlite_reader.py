@@ -4,8 +4,9 @@ Opening the store through eventsourcing costs a command-line process more than t
 work (docs/performance.md, command start-up). This reader runs the same queries eventsourcing's
 SQLite application recorder runs on the table it writes (``stored_events``: originator_id,
 originator_version, topic, state; the log position is the rowid) and decodes each row with
-app.decoding, as the store does. It never creates or changes anything: a file without the
-table holds no match. Writers, snapshots and PostgreSQL stay with app.store.
+app.store.decoding, as the store does. It never creates or changes anything: a file without the
+table holds no match. Writers, snapshots and PostgreSQL stay with
+app.store.match_store.
 """
 
 from __future__ import annotations
@@ -14,10 +15,10 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from app.decoding import TOPICS, decode_row
 from app.errors import MatchNotFoundError, StoreUnavailableError
+from app.store.decoding import TOPICS, decode_row
 from domain.events import MatchCreated
-from replays.recorded import RecordedEvent
+from domain.recorded import RecordedEvent
 
 EVENTS_TABLE = "stored_events"
 """The table eventsourcing's SQLite application recorder keeps the events in."""

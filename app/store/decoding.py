@@ -3,8 +3,9 @@
 A stored row is (match id, seq, topic, state). The topic is the event's stable tag under the
 ``basra:`` prefix (``basra:card_played``), so a class can move or be renamed without orphaning
 old streams. The state is one JSON object: the event (with its ``type`` tag), when it was
-recorded, who caused it and the request id. The eventsourcing mapper (app.mapper) and the light
-SQLite reader (app.sqlite_reader) both read rows with ``decode_row``, so they cannot disagree.
+recorded, who caused it and the request id. The eventsourcing mapper (app.store.mapper) and
+the light SQLite reader (app.store.sqlite_reader) both read rows with ``decode_row``, so they
+cannot disagree.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import msgspec
 
 from app.errors import CorruptEventError
 from domain.events import EVENT_TYPES, Event
-from replays.recorded import RecordedEvent
+from domain.recorded import RecordedEvent
 
 TOPIC_PREFIX = "basra:"
 """Every stored event topic starts with this; the rest is the event's tag."""

@@ -1,34 +1,24 @@
-"""The custom eventsourcing ``Mapper``: msgspec events in and out of stored rows.
+"""The store's mapper: recorded msgspec events in and out of eventsourcing's stored rows.
 
-A stored row is (match id, seq, topic, state); app.decoding describes both and reads a row back
-(the light SQLite reader uses the same function). The topics are registered with eventsourcing
-too, so a class can move or be renamed without orphaning old streams.
+A stored row is (match id, seq, topic, state); app.store.decoding describes both and reads a
+row back (the light SQLite reader uses the same function). The store hands these rows to
+eventsourcing's recorders itself (no eventsourcing ``Application`` runs), so eventsourcing's own
+``Mapper`` and transcoders are not involved. The topics are registered with eventsourcing too,
+so a class can move or be renamed without orphaning old streams (docs/architecture.md, L5).
 """
 
 from __future__ import annotations
 
 import hashlib
-from typing import Any
 
 import msgspec
-from eventsourcing.persistence import JSONTranscoder, Mapper, StoredEvent
+from eventsourcing.persistence import StoredEvent
 from eventsourcing.utils import register_topic
 
-from app.decoding import TOPIC_PREFIX, TOPICS, Envelope, decode_row, topic_of
+from app.store.decoding import TOPIC_PREFIX, TOPICS, Envelope, decode_row
 from domain.events import event_tag
+from domain.recorded import RecordedEvent
 from domain.state import MatchSetup, MatchState
-from replays.recorded import RecordedEvent
-
-__all__ = ["TOPICS", "TOPIC_PREFIX", "Envelope", "EventMapper", "MatchRecord", "topic_of"]
-
-
-class MatchRecord(msgspec.Struct, frozen=True):
-    """A recorded event as eventsourcing sees it: originator (match id) and version (seq)."""
-
-    originator_id: str
-    originator_version: int
-    recorded: RecordedEvent
-
 
 for _cls, _topic in TOPICS.items():
     register_topic(_topic, _cls)
@@ -48,31 +38,18 @@ SNAPSHOT_TOPIC = f"{TOPIC_PREFIX}snapshot/{_state_fingerprint()}"
 _SNAPSHOT_DECODER = msgspec.json.Decoder(MatchState)
 
 
-class EventMapper(Mapper[str]):
+class EventMapper:
     """Maps recorded msgspec events to eventsourcing stored events and back."""
 
-    def __init__(self) -> None:
-        super().__init__(transcoder=JSONTranscoder())
-
-    def to_stored_event(self, domain_event: Any) -> StoredEvent:
-        """A stored row for a ``MatchRecord``."""
-        record: MatchRecord = domain_event
-        recorded = record.recorded
+    def to_stored_event(self, match_id: str, recorded: RecordedEvent) -> StoredEvent:
+        """The stored row of ``recorded``: match id, seq, its event's topic and the envelope."""
         event = recorded.event
         envelope = Envelope(event, recorded.at, recorded.caused_by, recorded.request_id)
         return StoredEvent(
-            originator_id=record.originator_id,
-            originator_version=record.originator_version,
+            originator_id=match_id,
+            originator_version=recorded.seq,
             topic=TOPICS.get(type(event)) or TOPIC_PREFIX + event_tag(event),
             state=_ENCODER.encode(envelope),
-        )
-
-    def to_domain_event(self, stored_event: StoredEvent) -> Any:
-        """The ``MatchRecord`` of a stored row, or CorruptEventError naming match and seq."""
-        return MatchRecord(
-            str(stored_event.originator_id),
-            stored_event.originator_version,
-            self.to_recorded(stored_event),
         )
 
     def to_recorded(self, stored: StoredEvent) -> RecordedEvent:

@@ -26,11 +26,12 @@ from eventsourcing.persistence import (
 
 from app.config import PostgresSettings, StoreConfig
 from app.errors import ConflictError, StoreUnavailableError
-from app.mapper import TOPICS, EventMapper, MatchRecord
-from app.store_sqlite import DurableDatastore, prepare_file
+from app.store.decoding import TOPICS
+from app.store.mapper import EventMapper
+from app.store.sqlite import DurableDatastore, prepare_file
 from domain.events import MatchCreated
+from domain.recorded import RecordedEvent
 from domain.state import MatchState
-from replays.recorded import RecordedEvent
 
 NOTIFICATION_PAGE = 1000
 """How many log entries one read of the global log returns at most when scanning it all."""
@@ -125,7 +126,7 @@ class MatchStore:
     @classmethod
     def postgres(cls, settings: PostgresSettings) -> MatchStore:
         """PostgreSQL through eventsourcing.postgres; the schema is created when missing."""
-        from app.store_postgres import ensure_schema
+        from app.store.postgres import ensure_schema
 
         with translated_errors():
             ensure_schema(settings)
@@ -163,7 +164,7 @@ class MatchStore:
         the expected version. Returns the events' positions in the global log (empty when the
         recorder does not report them).
         """
-        rows = [self.mapper.to_stored_event(MatchRecord(match_id, r.seq, r)) for r in recorded]
+        rows = [self.mapper.to_stored_event(match_id, r) for r in recorded]
         with translated_errors(match_id):
             ids = self.recorder.insert_events(rows)
         return list(ids or ())

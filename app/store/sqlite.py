@@ -1,9 +1,9 @@
 """The embedded SQLite store: eventsourcing's recorder on a file with chosen durability.
 
 eventsourcing switches a file to WAL but leaves ``synchronous`` at SQLite's default and has no
-setting for it (DESIGN pitfall 10); the connections made here set it on purpose. A fresh file is
-created and switched to WAL once, before any pool opens it, so two processes starting together
-do not both try to change its journal mode (DESIGN pitfall 11).
+setting for it (docs/architecture.md, L10); the connections made here set it on purpose. A
+fresh file is created and switched to WAL once, before any pool opens it, so two processes
+starting together do not both try to change its journal mode (docs/architecture.md, L11).
 """
 
 from __future__ import annotations

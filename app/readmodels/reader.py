@@ -1,6 +1,6 @@
 """The ``matches`` read model read with sqlite3 alone, when it has nothing left to fold.
 
-``basra matches`` first brings the read models up to the log (app.readmodels, with
+``basra matches`` first brings the read models up to the log (app.readmodels.models, with
 sqlite-utils), then lists them. When the file already follows this store at the log's last
 position there is nothing to fold, and this module answers the same query without loading
 sqlite-utils or the store. Anything else (no file, another store, another schema, entries
@@ -12,13 +12,14 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from app.readmodel_matches import MatchSummaryView, view_of
+from app.readmodels.matches import MatchSummaryView, view_of
 
 SCHEMA_VERSION = "2"
-"""The read models' schema this reader understands (app.readmodels.SCHEMA_VERSION)."""
+"""The read models' schema this reader understands (app.readmodels.models.SCHEMA_VERSION)."""
 
 PROJECTION = "matches"
-"""The name the ``matches`` projection tracks its position under (app.readmodels.PROJECTION)."""
+"""The name the ``matches`` projection tracks its position under
+(app.readmodels.models.PROJECTION)."""
 
 
 def fresh_matches(

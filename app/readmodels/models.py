@@ -1,6 +1,6 @@
 """Cross-match read models in their own SQLite file (sqlite-utils), following the global log.
 
-A pull loop (eventsourcing's ProjectionRunner cannot subscribe to SQLite, DESIGN pitfall 4):
+A pull loop (eventsourcing's ProjectionRunner cannot subscribe to SQLite, docs/architecture.md, L4):
 each batch takes the write lock on the read-model file, reads its tracked position, fetches the
 log entries after it, folds them into rows and writes the rows and the new position in the same
 transaction. A crash mid-batch rolls the whole batch back, so the next run resumes at the last
@@ -21,7 +21,7 @@ from typing import Any
 
 import sqlite_utils
 
-from app.readmodel_matches import (
+from app.readmodels.matches import (
     COLUMNS,
     JSON_COLUMNS,
     MatchSummaryView,
@@ -30,7 +30,7 @@ from app.readmodel_matches import (
     blank_row,
     view_of,
 )
-from app.store import LogEntry, MatchStore
+from app.store.match_store import LogEntry, MatchStore
 
 SCHEMA_VERSION = "2"
 """Bumped when the read models' tables change shape; an older file is rebuilt."""
@@ -98,12 +98,6 @@ class ReadModels:
                     progress(position, self.store.max_position())
                 if count < self.batch_size:
                     return applied
-
-    def follow(self, stop: threading.Event, interval: float = 0.5) -> None:
-        """Keep catching up until ``stop`` is set (for a long-running process)."""
-        while not stop.is_set():
-            self.catch_up()
-            stop.wait(interval)
 
     def rebuild(self, *, progress: Progress | None = None) -> int:
         """Drop every read model and rebuild it from the start of the log."""

@@ -1,0 +1,52 @@
+"""What one command does to a match, before anything is stored: its events and the bots' replies.
+
+A command is decided on the state the service loaded; every bot then on turn plays (R13) until a
+person is on turn or the match ends. Each event is kept with its cause (the caller's, or
+``bot:N`` for a bot's play), and ``recorded`` numbers them after the stream's last seq. Nothing
+here reads or writes the store.
+"""
+
+from __future__ import annotations
+
+from domain.bots import Bot, bot_at
+from domain.commands import Command, PlayCard
+from domain.decide import decide
+from domain.events import Event
+from domain.evolve import evolve
+from domain.recorded import RecordedEvent
+from domain.state import MatchState
+from domain.views import seat_view
+
+Steps = list[tuple[Event, str]]
+"""The events a command produced so far, each with who caused it, in stream order."""
+
+
+def apply(state: MatchState, command: Command, cause: str, steps: Steps) -> MatchState:
+    """Decide ``command`` on ``state``; its events join ``steps`` as caused by ``cause``."""
+    for event in decide(state, command):
+        state = evolve(state, event)
+        steps.append((event, cause))
+    return state
+
+
+def bot_turns(state: MatchState, steps: Steps) -> MatchState:
+    """Every bot on turn plays until a person is on turn or the match ends."""
+    bots: dict[int, Bot] = {}
+    while state.status == "playing" and state.turn is not None and state.is_bot(state.turn):
+        seat = state.turn
+        if state.setup is None or state.setup.key is None:
+            break  # an imported match without its secret has no bot streams
+        bot = bots.get(seat)
+        if bot is None:
+            bot = bots[seat] = bot_at(state, seat)  # a random bot resumes its seeded stream
+        card = bot.choose(seat_view(state, seat))
+        state = apply(state, PlayCard(seat=seat, card=card), f"bot:{seat}", steps)
+    return state
+
+
+def recorded(steps: Steps, after_seq: int, at: str, request_id: str | None) -> list[RecordedEvent]:
+    """The steps as stream entries numbered after ``after_seq``, all recorded at ``at``."""
+    return [
+        RecordedEvent(seq=after_seq + i, at=at, event=event, caused_by=cause, request_id=request_id)
+        for i, (event, cause) in enumerate(steps, 1)
+    ]

@@ -1,0 +1,56 @@
+"""A recorded event: one entry of a match stream with its seq, record time and cause.
+
+The same record is what the event store keeps (app.store) and what the replay tooling steps
+through, checks and writes (replays), so it lives here, below both: ``RecordedEvent``, the
+numbering every stream keeps (``misnumbered``), and the one JSON line an event is shown as to a
+viewer (``event_line``: a replay file's event lines and the live feed's messages,
+docs/replay-format.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import msgspec
+
+from domain.events import EVENT_ENCODER, Event
+from domain.redaction import SUPPORT, redact_event
+
+
+class RecordedEvent(msgspec.Struct, frozen=True, kw_only=True):
+    """An event at its ``seq`` (1-based, gapless) in a match stream, with when and who caused it.
+
+    ``at`` is the UTC time it was recorded (RFC 3339 with microseconds and ``Z``); ``caused_by``
+    says who caused it (``seat:N/token:ID``, ``bot:N``, ``server``, ``import``) and
+    ``request_id`` the request it came from; both are for support only.
+    """
+
+    seq: int
+    at: str
+    event: Event
+    caused_by: str | None = None
+    request_id: str | None = None
+
+
+def misnumbered(seqs: Iterable[int]) -> tuple[int, int] | None:
+    """The first ``(found, expected)`` where ``seqs`` stop running 1, 2, 3… (a gap or a
+    repeat), or None when every seq is where it belongs."""
+    for expected, found in enumerate(seqs, 1):
+        if found != expected:
+            return found, expected
+    return None
+
+
+def event_line(recorded: RecordedEvent, viewer: int, revealed: bool) -> bytes:
+    """One event line: ``seq``, ``type``, ``at`` and the event's fields, redacted for ``viewer``."""
+    event = redact_event(recorded.event, viewer, revealed)
+    body = EVENT_ENCODER.encode(event)
+    prefix: dict[str, Any] = {"seq": recorded.seq, "at": recorded.at}
+    if viewer == SUPPORT and recorded.caused_by is not None:
+        prefix["caused_by"] = recorded.caused_by
+    if viewer == SUPPORT and recorded.request_id is not None:
+        prefix["request_id"] = recorded.request_id
+    head = EVENT_ENCODER.encode(prefix)
+    # Merge {"seq":..,"at":..} with {"type":..,...}: seq first, as the replay format shows it.
+    return head[:-1] + b"," + body[1:]
