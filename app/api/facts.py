@@ -12,9 +12,19 @@ import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Protocol, assert_never
 
-from domain.events import CardPlayed, MatchEnded, SeatTaken
+from domain.events import (
+    CardPlayed,
+    CardsDealt,
+    FloorDealt,
+    MatchCreated,
+    MatchEnded,
+    RoundScored,
+    RoundStarted,
+    SeatTaken,
+    tagged,
+)
 from domain.recorded import RecordedEvent
 
 IDEMPOTENT_PREFIX = "idem-"
@@ -63,13 +73,25 @@ class MatchFacts:
         if fresh[0].seq != self.upto + 1:
             return False
         for recorded in fresh:
-            event = recorded.event
-            if isinstance(event, SeatTaken) and event.token_hash is not None:
-                self.token_hashes[event.seat] = event.token_hash
-                if event.token_id is not None:
-                    self.token_ids[event.seat] = event.token_id
-            elif isinstance(event, MatchEnded):
-                self.ended = True
+            match tagged(recorded.event):
+                case SeatTaken() as event:
+                    if event.token_hash is not None:
+                        self.token_hashes[event.seat] = event.token_hash
+                        if event.token_id is not None:
+                            self.token_ids[event.seat] = event.token_id
+                case MatchEnded():
+                    self.ended = True
+                case (
+                    MatchCreated()
+                    | RoundStarted()
+                    | CardsDealt()
+                    | FloorDealt()
+                    | CardPlayed()
+                    | RoundScored()
+                ):
+                    pass  # no token, no end
+                case unreachable:
+                    assert_never(unreachable)
             rid = recorded.request_id
             if rid is not None and rid.startswith(IDEMPOTENT_PREFIX):
                 self._note_request(rid, recorded)

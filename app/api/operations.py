@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import secrets
 from collections.abc import Sequence
+from typing import assert_never
 
 import msgspec
 
@@ -26,7 +27,17 @@ from app.errors import ConflictError
 from app.service import MatchService
 from domain.cards import parse_card
 from domain.errors import CardNotInHandError, MatchEndedError, NotYourTurnError
-from domain.events import CardPlayed, MatchCreated, MatchEnded, RoundStarted, SeatTaken
+from domain.events import (
+    CardPlayed,
+    CardsDealt,
+    FloorDealt,
+    MatchCreated,
+    MatchEnded,
+    RoundScored,
+    RoundStarted,
+    SeatTaken,
+    tagged,
+)
 from domain.evolve import fold
 from domain.fairness import secret_from_text_seed
 from domain.recorded import RecordedEvent, event_line
@@ -68,10 +79,22 @@ def status_after(recorded: Sequence[RecordedEvent], before: str = "waiting") -> 
     """
     status = before
     for item in recorded:
-        if isinstance(item.event, MatchEnded):
-            return "ended"
-        if isinstance(item.event, RoundStarted):
-            status = "playing"
+        match tagged(item.event):
+            case MatchEnded():
+                return "ended"
+            case RoundStarted():
+                status = "playing"
+            case (
+                MatchCreated()
+                | SeatTaken()
+                | CardsDealt()
+                | FloorDealt()
+                | CardPlayed()
+                | RoundScored()
+            ):
+                pass  # the status changes only when a round starts or the match ends
+            case unreachable:
+                assert_never(unreachable)
     return status
 
 
