@@ -33,6 +33,7 @@ from domain.events import (
     RoundScored,
     RoundStarted,
     SeatTaken,
+    tagged,
 )
 from domain.evolve import evolve
 from domain.fairness import commitment
@@ -45,7 +46,6 @@ from replays.audit_play import BASRA_RULING, compare_play
 from replays.audit_scores import compare_end, compare_score
 from replays.audit_text import Diverged, card_name, event_kind, event_name, expected_text
 from replays.audit_trail import TrailReferee
-from replays.tagged import tagged
 
 __all__ = ["BASRA_RULING", "AuditReport", "AuditResult", "Divergence", "audit", "audit_events"]
 

@@ -16,8 +16,8 @@ from domain.events import (
     RoundStarted,
     SeatTaken,
     event_tag,
+    tagged,
 )
-from replays.tagged import tagged
 from replays.words import cards_text
 
 

@@ -19,6 +19,7 @@ from domain.events import (
     RoundScored,
     RoundStarted,
     SeatTaken,
+    tagged,
 )
 from domain.evolve import evolve
 from domain.recorded import RecordedEvent, misnumbered
@@ -26,7 +27,6 @@ from domain.redaction import EVERYONE, SUPPORT, redact_event
 from domain.state import INITIAL_STATE, MatchSetup, MatchState
 from domain.views import SeatView, SupportView, TableView, seat_view, support_view, table_view
 from replays.errors import StepOutOfRangeError, StreamError, UnknownViewerError
-from replays.tagged import tagged
 
 Viewer: TypeAlias = int
 """Who looks: a seat number, ``SUPPORT`` (-1, every hand) or ``EVERYONE`` (-2, no hand)."""

@@ -16,11 +16,11 @@ from domain.events import (
     RoundScored,
     RoundStarted,
     SeatTaken,
+    tagged,
 )
 from domain.redaction import SUPPORT
 from domain.state import side_of
 from replays.cursor import MatchCursor, Viewer
-from replays.tagged import tagged
 from replays.words import card_text
 
 

@@ -28,6 +28,7 @@ from domain.events import (
     RoundStarted,
     SeatTaken,
     event_tag,
+    tagged,
 )
 from domain.evolve import fold
 from domain.recorded import RecordedEvent
@@ -36,7 +37,6 @@ from replays.audit import audit_events
 from replays.audit_trail import SYNTHESISED_CAUSE
 from replays.errors import ReplayFileError
 from replays.replay_file import FORMAT, VERSION, ReplayHeader
-from replays.tagged import tagged
 
 KNOWN_TYPES: Final = frozenset(str(cls.__struct_config__.tag) for cls in EVENT_TYPES)
 """The event types this reader knows; a file with any other cannot be judged, so it is refused."""

@@ -16,9 +16,9 @@ from domain.events import (
     RoundScored,
     RoundStarted,
     SeatTaken,
+    tagged,
 )
 from domain.redaction import SUPPORT
-from replays.tagged import tagged
 
 
 def card_text(card: Card) -> str:
