@@ -85,6 +85,7 @@ EXIT_CODE: Final[dict[type[BasraError], int]] = {
     api.SeedRefusedError: REFUSED,
     api.IdempotencyKeyReusedError: REFUSED,
     api.InvalidHeaderError: REFUSED,
+    api.RateLimitedError: EX_TEMPFAIL,
     # Store faults.
     ConflictError: EX_TEMPFAIL,
     CorruptEventError: EX_DATAERR,

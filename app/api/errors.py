@@ -154,6 +154,16 @@ class InvalidHeaderError(ApiError):
     code = "invalid_header"
 
 
+class RateLimitedError(ApiError):
+    """Too many requests of one kind from one client address: wait ``retry_after`` seconds."""
+
+    code = "rate_limited"
+
+    def __init__(self, message: str, retry_after: int = 1) -> None:
+        super().__init__(message)
+        self.retry_after = max(1, retry_after)
+
+
 INTERNAL_ERROR: Final = "internal_error"
 """The code of a 500 for anything that is not a project error (logged in full on the server)."""
 
@@ -200,6 +210,7 @@ HTTP_STATUS: Final[dict[type[BasraError], int]] = {
     SeedRefusedError: 403,
     IdempotencyKeyReusedError: 422,
     InvalidHeaderError: 400,
+    RateLimitedError: 429,
     # Store faults: a lost race is the client's to retry (409); the rest are the server's.
     ConflictError: 409,
     CorruptEventError: 500,
