@@ -1,4 +1,8 @@
-"""``basra serve``: the HTTP API (docs/api.md) under uvicorn, on the embedded SQLite store."""
+"""``basra serve``: the HTTP API (docs/api.md) under uvicorn or granian, on SQLite or PostgreSQL.
+
+The store is a SQLite file (``--db``, one process) or a PostgreSQL database
+(``--database-url``, one or several worker processes); docs/cli.md lists every option.
+"""
 
 from __future__ import annotations
 

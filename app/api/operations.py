@@ -1,4 +1,7 @@
-"""What each route does, as blocking functions run on a worker thread (docs/architecture.md L6).
+"""What each route does, as blocking functions over the service (docs/architecture.md L6).
+
+The runtime runs them on the event loop (short calls on a SQLite store) or on a worker
+thread (long reads, and every call on PostgreSQL): ``ApiRuntime.call`` and ``offload``.
 
 Handlers authenticate and hand over here; everything that reaches a seat is built from
 ``seat_view``, ``preview_play`` and ``event_line`` with that seat as the viewer (R23).
