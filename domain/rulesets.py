@@ -158,7 +158,7 @@ class Jordanian(Classic):
 RULESETS: Final[dict[str, Classic]] = {
     rules.name: rules for rules in (Classic(), Egyptian(), Lebanese(), Yemeni(), Jordanian())
 }
-"""The five rule sets by their contract names."""
+"""The five rule sets by their names in the replay format and the API (docs/replay-format.md)."""
 
 
 def ruleset(name: str) -> Classic:

@@ -152,7 +152,7 @@ def parse_header(line: bytes) -> tuple[ReplayHeader, dict[str, Any]]:
 
 
 def _at(number: int, text: str) -> str:
-    """``at`` in the contract's form, ``YYYY-MM-DDTHH:MM:SS.ffffffZ`` (shorter fractions padded)."""
+    """``at`` in the form of docs/replay-format.md, ``YYYY-MM-DDTHH:MM:SS.ffffffZ`` (padded)."""
     found = _AT.fullmatch(text)
     if found is None:
         raise ReplayFileError(

@@ -41,7 +41,7 @@ def test_each_match_is_recorded_and_its_id_printed(tmp_path: Path) -> None:
         stream = service.events(match_id)
         created, ended = stream[0].event, stream[-1].event
         assert isinstance(created, MatchCreated) and isinstance(ended, MatchEnded)
-        # CONTRACT §2: match k takes "demo" for k = 0 and "demo/k" after it
+        # docs/cli.md (simulate --seed): match k takes "demo" for k = 0 and "demo/k" after it
         assert created.secret == secret_from_text_seed(match_seed("demo", k)).hex()
         assert created.bots == (0, 1)
     service.close()

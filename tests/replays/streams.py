@@ -19,7 +19,7 @@ GOLDEN = Path(__file__).parent.parent / "data" / "golden"
 """The golden replay files and their frames."""
 
 RULESETS = ("classic", "egyptian", "lebanese", "yemeni", "jordanian")
-"""The five rule sets, in contract order."""
+"""The five rule sets, in the order docs/replay-format.md lists them."""
 
 GOLDEN_NAMES = tuple(f"golden-{r}-{s}" for r in RULESETS for s in (2, 4))
 """Every golden match: each rule set at 2 and at 4 seats."""

@@ -166,7 +166,7 @@ def test_without_a_seed_the_deals_are_taken_as_recorded() -> None:
 
 def test_a_foreign_file_may_leave_match_created_and_optional_fields_to_the_header() -> None:
     # given a file whose match_created line holds only its seq, type and time, and whose plays
-    # carry only the contract's required fields
+    # carry only the fields docs/replay-format.md requires
     lines = _lines()
     lines[1] = {"seq": 1, "type": "match_created", "at": lines[1]["at"]}
     for line in lines[2:]:
