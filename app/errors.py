@@ -61,3 +61,51 @@ class StoreMissingError(RequestError):
     def __init__(self, path: str) -> None:
         super().__init__(f"no store at {path}: simulate or import create one")
         self.path = path
+
+
+class InvalidAgentNameError(RequestError):
+    """A support agent's name is 1 to 32 of a-z, 0-9, ``_``, ``-``, a letter first; not ``env``."""
+
+    code = "invalid_agent_name"
+
+
+class AgentExistsError(RequestError):
+    """A support agent of that name was already added (a revoked name is not reused)."""
+
+    code = "agent_exists"
+
+
+class UnknownAgentError(RequestError):
+    """No support agent of that name was added (or it is already revoked)."""
+
+    code = "unknown_agent"
+
+
+class AgentRevokedError(RequestError):
+    """The token is a support agent's that was revoked."""
+
+    code = "agent_revoked"
+
+
+class UnknownTicketError(RequestError):
+    """The ticket is not one this server issued."""
+
+    code = "unknown_ticket"
+
+
+class TicketExpiredError(RequestError):
+    """The ticket is older than its 60 seconds."""
+
+    code = "ticket_expired"
+
+
+class TicketUsedError(RequestError):
+    """The ticket already opened its one feed."""
+
+    code = "ticket_used"
+
+
+class TicketWrongMatchError(RequestError):
+    """The ticket is for another match's feed."""
+
+    code = "ticket_wrong_match"

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Final
 
+from app import errors as app_errors
 from app.api import errors as api
 from app.errors import (
     ConflictError,
@@ -87,6 +88,16 @@ EXIT_CODE: Final[dict[type[BasraError], int]] = {
     api.InvalidHeaderError: REFUSED,
     api.RateLimitedError: EX_TEMPFAIL,
     # Store faults.
+    api.TokenInQueryError: REFUSED,
+    # Support agents and feed tickets.
+    app_errors.InvalidAgentNameError: REFUSED,
+    app_errors.AgentExistsError: REFUSED,
+    app_errors.UnknownAgentError: REFUSED,
+    app_errors.AgentRevokedError: REFUSED,
+    app_errors.UnknownTicketError: REFUSED,
+    app_errors.TicketExpiredError: REFUSED,
+    app_errors.TicketUsedError: REFUSED,
+    app_errors.TicketWrongMatchError: REFUSED,
     ConflictError: EX_TEMPFAIL,
     CorruptEventError: EX_DATAERR,
     StoreUnavailableError: EX_UNAVAILABLE,

@@ -15,6 +15,7 @@ from typing import Any, Final, Literal
 
 import msgspec
 
+from app import errors as app_errors
 from app.errors import (
     ConflictError,
     CorruptEventError,
@@ -164,6 +165,12 @@ class RateLimitedError(ApiError):
         self.retry_after = max(1, retry_after)
 
 
+class TokenInQueryError(ApiError):
+    """A player or support token was sent in a query string, where only a seat's is taken."""
+
+    code = "token_in_query"
+
+
 INTERNAL_ERROR: Final = "internal_error"
 """The code of a 500 for anything that is not a project error (logged in full on the server)."""
 
@@ -212,6 +219,16 @@ HTTP_STATUS: Final[dict[type[BasraError], int]] = {
     InvalidHeaderError: 400,
     RateLimitedError: 429,
     # Store faults: a lost race is the client's to retry (409); the rest are the server's.
+    TokenInQueryError: 401,
+    # Support agents and feed tickets (docs/api.md, "Support agents" and "Tickets").
+    app_errors.InvalidAgentNameError: 422,
+    app_errors.AgentExistsError: 409,
+    app_errors.UnknownAgentError: 404,
+    app_errors.AgentRevokedError: 401,
+    app_errors.UnknownTicketError: 401,
+    app_errors.TicketExpiredError: 401,
+    app_errors.TicketUsedError: 401,
+    app_errors.TicketWrongMatchError: 403,
     ConflictError: 409,
     CorruptEventError: 500,
     StoreUnavailableError: 503,

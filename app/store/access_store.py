@@ -1,0 +1,74 @@
+"""The support streams (agents, access records, tickets) in a table of their own.
+
+They sit in the same database as the match streams, in eventsourcing's aggregate recorder
+``stored_support``, so the global log, its read models and the live feeds never see them.
+Appends are optimistic like a match's: a stream's rows are keyed by (stream id, seq), so two
+writers that read the same last seq cannot both append after it (ConflictError for the loser).
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Sequence
+from typing import Any, Final
+
+import msgspec
+from eventsourcing.persistence import AggregateRecorder, InfrastructureFactory, StoredEvent
+
+from app.errors import CorruptEventError
+from app.store.decoding import TOPIC_PREFIX
+from app.store.match_store import MatchStore, translated_errors
+from domain.access import ACCESS_EVENT_TYPES, AnyAccessEvent
+
+PURPOSE: Final = "support"
+"""The recorder's purpose: its table is ``stored_support``."""
+
+_ENCODER = msgspec.json.Encoder()
+_DECODER = msgspec.json.Decoder(AnyAccessEvent)
+_TOPICS: Final = {cls: TOPIC_PREFIX + str(cls.__struct_config__.tag) for cls in ACCESS_EVENT_TYPES}
+
+# In memory, every handle on one store must share one recorder (as they share one file).
+_MEMORY: weakref.WeakKeyDictionary[InfrastructureFactory[Any], AggregateRecorder] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+class AccessStore:
+    """Streams of support facts, each read whole and appended at an expected seq."""
+
+    def __init__(self, store: MatchStore) -> None:
+        factory = store.factory
+        with translated_errors():
+            if store.kind == "memory":
+                recorder = _MEMORY.get(factory)
+                if recorder is None:
+                    recorder = _MEMORY[factory] = factory.aggregate_recorder(PURPOSE)
+            else:
+                recorder = factory.aggregate_recorder(PURPOSE)
+        self.recorder: AggregateRecorder = recorder
+
+    def read(self, stream: str) -> list[AnyAccessEvent]:
+        """The stream's facts in order (empty when there is none)."""
+        with translated_errors():
+            rows = self.recorder.select_events(stream)
+        return [_decode(row) for row in rows]
+
+    def append(self, stream: str, after: int, events: Sequence[AnyAccessEvent]) -> None:
+        """Append ``events`` right after seq ``after``; ConflictError if another writer did."""
+        rows = [
+            StoredEvent(stream, after + i, _TOPICS[type(event)], _ENCODER.encode(event))
+            for i, event in enumerate(events, start=1)
+        ]
+        with translated_errors():
+            self.recorder.insert_events(rows)
+
+
+def _decode(row: StoredEvent) -> AnyAccessEvent:
+    """The fact in a stored row, or CorruptEventError naming its stream and seq."""
+    try:
+        event: AnyAccessEvent = _DECODER.decode(row.state)
+    except (msgspec.DecodeError, UnicodeDecodeError) as error:
+        raise CorruptEventError(
+            str(row.originator_id), row.originator_version, str(error)
+        ) from None
+    return event
