@@ -30,7 +30,7 @@ def serve(
     workers: Annotated[
         int, typer.Option(min=1, max=64, help="Worker processes (more than one needs PostgreSQL).")
     ] = 1,
-    access_log: Annotated[bool, typer.Option(help="Log every request on stderr.")] = False,
+    access_log: Annotated[bool, typer.Option(help="Log every request line on stdout.")] = False,
     server: Annotated[
         str, typer.Option(help="ASGI server: uvicorn, or granian when it is installed.")
     ] = "uvicorn",
