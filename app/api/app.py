@@ -18,6 +18,7 @@ from app.api.controllers.live import EventsController
 from app.api.controllers.matches import MatchesController
 from app.api.controllers.replay import ReplayController
 from app.api.controllers.seat import SeatController
+from app.api.controllers.tickets import TicketsController
 from app.api.docs import COMPONENTS, errors, fixed_length_arrays
 from app.api.error_handlers import EXCEPTION_HANDLERS
 from app.api.params import Runtime
@@ -94,6 +95,7 @@ def create_app(
             version=API_VERSION,
             description=(
                 "Create matches, take seats, view, preview and play cards, follow live events "
+            TicketsController,
                 "(SSE) and fetch replay files. Every 4xx (and 5xx) body is "
                 '`{"error": {"code", "message"}}`.'
             ),

@@ -1,7 +1,9 @@
-"""Who is asking: a seat of this match (its bearer token) or support (``BASRA_SUPPORT_TOKEN``).
+"""Who is asking: a seat of this match (its bearer token), or support: ``BASRA_SUPPORT_TOKEN``
+(the agent ``env``) or a named agent's ``agent_`` token (docs/api.md, "Support agents").
 
 Missing or unknown token: 401. A real token of another match, or of another seat than the one
-the request names: 403.
+the request names: 403. An agent is read from the store on every request, so a revoked agent is
+refused at once (401 ``agent_revoked``). A ticket (``?ticket=``) speaks for whoever asked for it.
 """
 
 from __future__ import annotations
@@ -15,14 +17,29 @@ from litestar import Request
 from app.api.errors import (
     MissingTokenError,
     SeatOnlyError,
+    TokenInQueryError,
     UnknownTokenError,
     WrongMatchError,
     WrongSeatError,
 )
+from app.api.operations import new_request_id
 from app.api.runtime import ApiRuntime
-from app.api.tokens import TokenClaim, bearer, read_claim, same_hash
-from app.errors import MatchNotFoundError
+from app.api.tokens import (
+    AGENT_PREFIX,
+    TICKET_PREFIX,
+    TokenClaim,
+    bearer,
+    hash_token,
+    is_agent_token,
+    read_claim,
+    same_hash,
+)
+from app.errors import AgentRevokedError, MatchNotFoundError, UnknownTicketError
+from domain.access import ENV_AGENT
 from domain.redaction import SUPPORT
+
+QUERY_REFUSED_PREFIXES = ("player_", AGENT_PREFIX)
+"""Tokens never taken from a query string, by their prefix: a player's and a support agent's."""
 
 AnyRequest: TypeAlias = Request[Any, Any, Any]
 """A Litestar request, whatever its user, auth and state types."""
@@ -34,6 +51,8 @@ class Principal(msgspec.Struct, frozen=True):
     match_id: str
     seat: int
     token_id: str | None = None
+    agent: str | None = None
+    """The support agent's name (``env`` for ``BASRA_SUPPORT_TOKEN``); None for a seat."""
 
     @property
     def is_support(self) -> bool:
@@ -42,9 +61,9 @@ class Principal(msgspec.Struct, frozen=True):
 
     @property
     def caused_by(self) -> str:
-        """The ``caused_by`` of what this caller appends (``seat:N/token:ID``)."""
+        """The ``caused_by`` of what this caller appends (``seat:N/token:ID``, ``support:NAME``)."""
         if self.is_support:
-            return "support"
+            return f"support:{self.agent or ENV_AGENT}"
         return f"seat:{self.seat}/token:{self.token_id}"
 
 
@@ -64,7 +83,9 @@ async def authenticate(
     if support is not None and hmac.compare_digest(token.encode(), support.encode()):
         if not allow_support:
             raise SeatOnlyError("only a seat of the match may do this")
-        return Principal(match_id, SUPPORT)
+        return Principal(match_id, SUPPORT, agent=ENV_AGENT)
+    if is_agent_token(token):
+        return await _agent(runtime, token, match_id, allow_support)
     claim = read_claim(token)
     if claim is None or not await _proves(runtime, claim):
         raise UnknownTokenError("the token is not valid")
@@ -78,17 +99,63 @@ async def authenticate(
 
 
 def query_authorization(runtime: ApiRuntime, access_token: str | None) -> str | None:
-    """``?access_token=`` as an Authorization value; the support token is never taken there.
+    """``?access_token=`` as an Authorization value; player and support tokens never are.
 
     A query string lands in access logs, proxies and browser history: a seat's token (one
-    match, one seat) is accepted there for EventSource, support's token (every match) is not.
+    match, one seat) is still accepted there for old EventSource clients; a player's token (every
+    seat the player holds) and support's (every match) are not: a browser asks for a ticket.
     """
     if not access_token:
         return None
     support = runtime.settings.support_token
-    if support is not None and hmac.compare_digest(access_token.encode(), support.encode()):
-        raise UnknownTokenError("the token is not valid")
+    is_support = support is not None and hmac.compare_digest(
+        access_token.encode(), support.encode()
+    )
+    if is_support or access_token.startswith(QUERY_REFUSED_PREFIXES):
+        raise TokenInQueryError(
+            "player and support tokens are never accepted in a query string: send the"
+            " Authorization header, or open the feed with ?ticket= (POST /matches/{id}/tickets)"
+        )
     return f"Bearer {access_token}"
+
+
+async def _agent(runtime: ApiRuntime, token: str, match_id: str, allow: bool) -> Principal:
+    """A named support agent, read from the store: a revoked agent fails at once."""
+    agent = await runtime.call(runtime.access.agent_of, hash_token(token))
+    if agent is None:
+        raise UnknownTokenError("the token is not valid")
+    if not agent.active:
+        raise AgentRevokedError("this support agent was revoked")
+    if not allow:
+        raise SeatOnlyError("only a seat of the match may do this")
+    return Principal(match_id, SUPPORT, agent=agent.name)
+
+
+async def redeem_ticket(
+    runtime: ApiRuntime, ticket: str, match_id: str, seat: int | None
+) -> Principal:
+    """The caller a ``?ticket=`` speaks for, spending the ticket (one feed, within 60 s)."""
+    if not ticket.startswith(TICKET_PREFIX) or len(ticket) > 128:
+        raise UnknownTicketError("the ticket is not valid")
+    grant = await runtime.call(
+        runtime.access.redeem_ticket, hash_token(ticket), match_id, new_request_id()
+    )
+    if seat is not None and grant.agent is None and seat != grant.seat:
+        raise WrongSeatError(f"the ticket is for seat {grant.seat}, not seat {seat}")
+    return Principal(match_id, grant.seat, agent=grant.agent)
+
+
+async def record_support_access(runtime: ApiRuntime, who: Principal, what: str) -> None:
+    """Record in the store that support is about to be shown ``what`` of the match.
+
+    Called once the data is ready and before it is returned: when the record cannot be
+    stored, the error is the answer and the data is not sent (docs/api.md, "Support agents").
+    """
+    if who.is_support:
+        agent = who.agent or ENV_AGENT
+        await runtime.call(
+            runtime.access.record_access, agent, who.match_id, what, new_request_id()
+        )
 
 
 async def _proves(runtime: ApiRuntime, claim: TokenClaim) -> bool:

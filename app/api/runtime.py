@@ -15,6 +15,7 @@ from app.api.broker import EventBroker
 from app.api.facts import FactsCache
 from app.api.settings import ApiSettings
 from app.service import MatchService
+from app.service.access import AccessService
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -27,6 +28,7 @@ class ApiRuntime:
         self.service = service
         self.settings = settings
         self.facts = FactsCache(service)
+        self.access = AccessService(service.store)
         notifications = getattr(service, "notifications_after", None)
         self.broker = EventBroker(notifications, settings.follow_every_seconds)
         # The store is synchronous (docs/architecture.md L6): a bounded pool of threads calls it.

@@ -123,3 +123,21 @@ def bearer(authorization: str | None) -> str | None:
     if scheme.lower() != "bearer" or not value.strip():
         return None
     return value.strip()
+
+
+AGENT_PREFIX = "agent_"
+"""The prefix of a named support agent's token (``basra support add``)."""
+
+TICKET_PREFIX = "ticket_"
+"""The prefix of a feed ticket (``POST /matches/{id}/tickets``)."""
+
+
+def issue_prefixed(prefix: str) -> tuple[str, str]:
+    """A fresh token ``PREFIX`` + 256 random bits, and its SHA-256 (the only form kept)."""
+    token = prefix + secrets.token_urlsafe(TOKEN_BYTES)
+    return token, hash_token(token)
+
+
+def is_agent_token(token: str) -> bool:
+    """True when ``token`` is shaped like a support agent's."""
+    return token.startswith(AGENT_PREFIX) and len(token) <= 128

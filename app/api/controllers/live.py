@@ -2,10 +2,19 @@
 
 from __future__ import annotations
 
+from typing import Annotated, TypeAlias
+
 from litestar import Controller, get
+from litestar.params import QueryParameter
 from litestar.response import ServerSentEvent
 
-from app.api.auth import AnyRequest, authenticate, query_authorization
+from app.api.auth import (
+    AnyRequest,
+    authenticate,
+    query_authorization,
+    record_support_access,
+    redeem_ticket,
+)
 from app.api.docs import SEAT_SECURITY, errors
 from app.api.errors import InvalidHeaderError, InvalidValueError
 from app.api.live import open_feed
@@ -19,6 +28,12 @@ from app.api.params import (
     optional_seat,
 )
 
+TicketQuery: TypeAlias = Annotated[
+    str | None,
+    QueryParameter(description="a ticket from POST /matches/{id}/tickets: one feed, within 60 s"),
+]
+"""``?ticket=``: how a browser's EventSource opens the feed without a token in the URL."""
+
 EVENT_STREAM = "text/event-stream"
 """The media type of Server-Sent Events."""
 
@@ -30,7 +45,7 @@ class EventsController(Controller):
     tags = ("seat",)
     security = SEAT_SECURITY
 
-    @get("/", media_type=EVENT_STREAM, responses=errors(400, 401, 403, 404, 422))
+    @get("/", media_type=EVENT_STREAM, responses=errors(400, 401, 403, 404, 422, 503))
     async def events(
         self,
         request: AnyRequest,
@@ -40,16 +55,22 @@ class EventsController(Controller):
         after: AfterQuery = None,
         access_token: AccessTokenQuery = None,
         seat: SeatQuery = None,
+        ticket: TicketQuery = None,
     ) -> ServerSentEvent:
         """``text/event-stream``: one message per event, ``id:`` = seq, ``data:`` = replay line.
 
         The stream ends after ``match_ended``. Reconnect with ``Last-Event-ID`` to resume.
         """
         authorization = request.headers.get("authorization")
-        if authorization is None:
-            authorization = query_authorization(runtime, access_token)
-        who = await authenticate(runtime, authorization, match_id, seat=optional_seat(seat))
         resume = _resume_point(last_event_id, after)
+        if authorization is None and ticket is not None:
+            who = await redeem_ticket(runtime, ticket, match_id, optional_seat(seat))
+        else:
+            if authorization is None:
+                authorization = query_authorization(runtime, access_token)
+            who = await authenticate(runtime, authorization, match_id, seat=optional_seat(seat))
+        # Recorded before the feed opens: a feed sends as it goes, there is no "before" later.
+        await record_support_access(runtime, who, "events")
         stream = await open_feed(runtime, match_id, who.seat, resume)
         return ServerSentEvent(stream, headers={"Cache-Control": "no-cache"})
 

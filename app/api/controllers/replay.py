@@ -5,7 +5,7 @@ from __future__ import annotations
 from litestar import Controller, Response, get
 
 from app.api import operations as ops
-from app.api.auth import AnyRequest, authenticate
+from app.api.auth import AnyRequest, authenticate, record_support_access
 from app.api.docs import SEAT_SECURITY, errors
 from app.api.params import MatchIdPath, Runtime
 
@@ -26,10 +26,13 @@ class ReplayController(Controller):
     ) -> Response[bytes]:
         """JSON Lines: the header, then one line per event (seed and hands open after the end)."""
         authorization = request.headers.get("authorization")
-        viewer = None
+        who = None
         if authorization is not None:
-            viewer = (await authenticate(runtime, authorization, match_id)).seat
+            who = await authenticate(runtime, authorization, match_id)
+        viewer = None if who is None else who.seat
         body = await runtime.offload(ops.replay_file, runtime.service, match_id, viewer)
+        if who is not None:
+            await record_support_access(runtime, who, "replay")
         return Response(
             body,
             media_type=MEDIA_TYPE,

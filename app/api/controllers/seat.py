@@ -5,7 +5,7 @@ from __future__ import annotations
 from litestar import Controller, get, post
 
 from app.api import operations as ops
-from app.api.auth import AnyRequest, authenticate
+from app.api.auth import AnyRequest, authenticate, record_support_access
 from app.api.bodies import read_body
 from app.api.docs import SEAT_SECURITY, errors, json_body
 from app.api.params import IdempotencyKey, MatchIdPath, Runtime, SeatQuery, optional_seat
@@ -34,7 +34,9 @@ class SeatController(Controller):
         who = await authenticate(
             runtime, request.headers.get("authorization"), match_id, seat=optional_seat(seat)
         )
-        return await runtime.call(ops.view, runtime.service, match_id, who.seat)
+        view = await runtime.call(ops.view, runtime.service, match_id, who.seat)
+        await record_support_access(runtime, who, "view")
+        return view
 
     @post(
         "/preview",
