@@ -59,6 +59,8 @@ EXIT_CODE: Final[dict[type[BasraError], int]] = {
     rules.UnseededMatchError: REFUSED,
     rules.InvalidEventError: REFUSED,
     rules.InvalidNameError: REFUSED,
+    rules.PlayerSeatedError: REFUSED,
+    rules.PlayerNameErasedError: REFUSED,
     rules.UnknownBotKindError: REFUSED,
     rules.UnknownCommandError: REFUSED,
     # Request errors.

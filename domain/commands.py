@@ -27,12 +27,16 @@ class CreateMatch(Command, frozen=True, tag="create_match"):
 
 
 class TakeSeat(Command, frozen=True, tag="take_seat"):
-    """A person asks for a seat; the server gives the hash of the seat's bearer token."""
+    """A person asks for a seat; the server gives the hash of the seat's bearer token.
+
+    ``player_id`` is set when a registered player sits down (one seat per match each).
+    """
 
     seat: int
     name: str
     token_id: str | None = None
     token_hash: str | None = None
+    player_id: str | None = None
 
 
 class PlayCard(Command, frozen=True, tag="play_card"):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import msgspec
+
 from domain.cards import CLASSIC_POINTS, Card
 from domain.commands import Command, CreateMatch, LeaveMatch, PlayCard, TakeSeat
 from domain.errors import (
@@ -13,6 +15,7 @@ from domain.errors import (
     MatchEndedError,
     MatchNotStartedError,
     NotYourTurnError,
+    PlayerSeatedError,
     SeatTakenError,
     UnknownBotKindError,
     UnknownCommandError,
@@ -152,8 +155,16 @@ def _take_seat(state: MatchState, cmd: TakeSeat) -> tuple[Event, ...]:
     setup = _open_table_seat(state, cmd.seat)
     if state.names[cmd.seat] is not None:
         raise SeatTakenError(f"seat {cmd.seat} is taken")
+    if cmd.player_id is not None and cmd.player_id in state.player_ids:
+        raise PlayerSeatedError("this player holds a seat of this match already")
     name = seat_name(cmd.name)
-    taken = SeatTaken(seat=cmd.seat, name=name, token_id=cmd.token_id, token_hash=cmd.token_hash)
+    taken = SeatTaken(
+        seat=cmd.seat,
+        name=name,
+        token_id=cmd.token_id,
+        token_hash=cmd.token_hash,
+        player_id=msgspec.UNSET if cmd.player_id is None else cmd.player_id,
+    )
     if sum(1 for n in state.names if n is None) > 1:
         return (taken,)
     if setup.key is None:

@@ -134,6 +134,18 @@ class InvalidNameError(RulesRefusalError):
     code = "invalid_name"
 
 
+class PlayerSeatedError(RulesRefusalError):
+    """One player holds at most one seat of a match."""
+
+    code = "player_seated"
+
+
+class PlayerNameErasedError(RulesRefusalError):
+    """The player's name is erased already."""
+
+    code = "name_erased"
+
+
 class UnknownBotKindError(RulesRefusalError):
     """The bot kind is not one the server can play (easy or random)."""
 

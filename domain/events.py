@@ -33,12 +33,17 @@ class MatchCreated(Event, frozen=True, tag="match_created"):
 
 
 class SeatTaken(Event, frozen=True, tag="seat_taken"):
-    """A person took a seat; ``token_hash`` (SHA-256 of its bearer token) is for the server only."""
+    """A person took a seat; ``token_hash`` (SHA-256 of its bearer token) is for the server only.
+
+    ``player_id`` names the registered player who sat down (left out of the line for a seat
+    taken by name only); views show that player's current name, not ``name`` as it was then.
+    """
 
     seat: int
     name: str
     token_id: str | None = None
     token_hash: str | None = None
+    player_id: str | msgspec.UnsetType = msgspec.UNSET  # absent from seats taken by name
 
 
 class RoundStarted(Event, frozen=True, tag="round_started"):

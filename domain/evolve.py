@@ -65,7 +65,11 @@ def _created(state: MatchState, e: MatchCreated) -> MatchState:
 
 def _seat_taken(state: MatchState, e: SeatTaken) -> MatchState:
     names = state.names[: e.seat] + (e.name,) + state.names[e.seat + 1 :]
-    return replace(state, names=names, events=state.events + 1)
+    if not isinstance(e.player_id, str):
+        return replace(state, names=names, events=state.events + 1)
+    ids = state.player_ids + (None,) * (len(names) - len(state.player_ids))
+    ids = ids[: e.seat] + (e.player_id,) + ids[e.seat + 1 :]
+    return replace(state, names=names, player_ids=ids, events=state.events + 1)
 
 
 def _round_started(state: MatchState, e: RoundStarted) -> MatchState:

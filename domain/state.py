@@ -39,6 +39,7 @@ class MatchState(msgspec.Struct, frozen=True, gc=False):
     setup: MatchSetup | None = None
     status: Status = "new"
     names: tuple[str | None, ...] = ()
+    player_ids: tuple[str | None, ...] = ()  # by seat, for seats a registered player took
     round: int = 0
     deal: int = 0
     dealer: int | None = None

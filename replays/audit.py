@@ -230,8 +230,12 @@ class _Auditor:
                 self.bots.check(played, self.state)
                 command = PlayCard(seat, card, auto)
                 what = f"seat {seat} cannot play {card_name(card)}"
-            case SeatTaken(seat=seat, name=name, token_id=token_id, token_hash=token_hash):
-                command = TakeSeat(seat, name, token_id, token_hash)
+            case SeatTaken(
+                seat=seat, name=name, token_id=token_id, token_hash=token_hash, player_id=pid
+            ):
+                command = TakeSeat(
+                    seat, name, token_id, token_hash, pid if isinstance(pid, str) else None
+                )
                 what = f"{name!r} cannot take seat {seat}"
             case MatchEnded(reason=reason, seat=seat):
                 if reason in _RESULT_REASONS:

@@ -18,6 +18,8 @@ from domain.state import MatchState
 from replays.audit_text import Diverged
 
 _SEAT_CAUSE: Final = re.compile(r"seat:(\d+)(?:/token:(.+))?")
+_PLAYER_CAUSE: Final = re.compile(r"seat:(\d+)/player:(.+)")
+"""A registered player acting on the seat they took, with their player token."""
 _BOT_CAUSE: Final = re.compile(r"bot:(\d+)")
 _FREE_CAUSES: Final = frozenset({"server", "clock", "import"})
 """Causes that are not a seat: they may cause any event the rules allow at that point."""
@@ -38,6 +40,7 @@ class TrailReferee:
 
     def __init__(self) -> None:
         self.tokens: dict[int, str | None] = {}
+        self.players: dict[int, str | None] = {}
         self.last_at: tuple[int, str, datetime] | None = None
 
     def check_time(self, seq: int, at: str) -> None:
@@ -59,16 +62,21 @@ class TrailReferee:
         if caused_by is None or caused_by in _FREE_CAUSES or caused_by == SYNTHESISED_CAUSE:
             self._remember(event)
             return
+        player_cause = _PLAYER_CAUSE.fullmatch(caused_by)
         seat_cause = _SEAT_CAUSE.fullmatch(caused_by)
         bot_cause = _BOT_CAUSE.fullmatch(caused_by)
-        if seat_cause is not None:
+        if player_cause is not None:
+            self._player(event, int(player_cause.group(1)), player_cause.group(2), caused_by)
+            self._seat(event, int(player_cause.group(1)), None, caused_by)
+        elif seat_cause is not None:
             self._seat(event, int(seat_cause.group(1)), seat_cause.group(2), caused_by)
         elif bot_cause is not None:
             self._bot(event, int(bot_cause.group(1)), caused_by, state)
         else:
             raise Diverged(
                 "trail",
-                f"caused_by {caused_by!r} is not a cause: one of seat:N/token:ID, bot:N, server,"
+                f"caused_by {caused_by!r} is not a cause: one of seat:N/token:ID,"
+                " seat:N/player:ID, bot:N, server,"
                 " clock or import",
             )
         self._remember(event)
@@ -76,12 +84,30 @@ class TrailReferee:
     def _remember(self, event: Event) -> None:
         if isinstance(event, SeatTaken):
             self.tokens[event.seat] = event.token_id
+            self.players[event.seat] = event.player_id if isinstance(event.player_id, str) else None
+
+    def _player(self, event: Event, seat: int, player_id: str, cause: str) -> None:
+        """A player's cause is legitimate only on the seat that player took, after taking it."""
+        if isinstance(event, SeatTaken):
+            return  # refused by _seat: a seat is taken through the seat token it is given
+        held = self.players.get(seat)
+        if held != player_id:
+            who = f"player {held}" if held else "no registered player"
+            raise Diverged(
+                "trail",
+                f"the cause is player {player_id} at seat {seat} ({cause}), but seat {seat} was"
+                f" taken by {who}",
+            )
 
     def _seat(self, event: Event, seat: int, token: str | None, cause: str) -> None:
         if isinstance(event, SeatTaken):
             if seat != event.seat:
                 raise Diverged(
                     "trail", f"seat {event.seat} is taken, but the cause is seat {seat} ({cause})"
+                )
+            if "/player:" in cause:
+                raise Diverged(
+                    "trail", f"seat {seat} is taken with a seat token, not a player's ({cause})"
                 )
             if token is not None and event.token_id is not None and token != event.token_id:
                 raise Diverged(

@@ -192,6 +192,8 @@ HTTP_STATUS: Final[dict[type[BasraError], int]] = {
     rules.UnseededMatchError: 409,
     rules.InvalidEventError: 422,
     rules.InvalidNameError: 422,
+    rules.PlayerSeatedError: 409,
+    rules.PlayerNameErasedError: 409,
     rules.UnknownBotKindError: 422,
     rules.UnknownCommandError: 422,
     # Request errors: nothing there, or a request that does not fit the route.

@@ -1,0 +1,75 @@
+"""The players' streams (one per player, ``p-…``) in a table of their own.
+
+They sit in the same database as the match streams, in eventsourcing's aggregate recorder
+``stored_players``, so the global log, the match listings, ``verify --all`` and the live feeds
+never mistake a player for a match. Appends are optimistic like a match's: rows are keyed by
+(player id, seq), so of two writers that read the same last seq only one appends (the other
+gets ConflictError). Every read goes to the database, so a token rotated through one API
+process is refused by every other at once.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Sequence
+from typing import Any, Final
+
+import msgspec
+from eventsourcing.persistence import AggregateRecorder, InfrastructureFactory, StoredEvent
+
+from app.errors import CorruptEventError
+from app.store.decoding import TOPIC_PREFIX
+from app.store.match_store import MatchStore, translated_errors
+from domain.players import PLAYER_EVENT_DECODER, PLAYER_EVENT_TYPES, AnyPlayerEvent, PlayerEvent
+
+PURPOSE: Final = "players"
+"""The recorder's purpose: its table is ``stored_players``."""
+
+_ENCODER = msgspec.json.Encoder()
+_TOPICS: Final = {cls: TOPIC_PREFIX + str(cls.__struct_config__.tag) for cls in PLAYER_EVENT_TYPES}
+
+# In memory, every handle on one store must share one recorder (as they share one file).
+_MEMORY: weakref.WeakKeyDictionary[InfrastructureFactory[Any], AggregateRecorder] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+class PlayerStore:
+    """Players' streams, each read whole and appended at an expected seq."""
+
+    def __init__(self, store: MatchStore) -> None:
+        factory = store.factory
+        with translated_errors():
+            if store.kind == "memory":
+                recorder = _MEMORY.get(factory)
+                if recorder is None:
+                    recorder = _MEMORY[factory] = factory.aggregate_recorder(PURPOSE)
+            else:
+                recorder = factory.aggregate_recorder(PURPOSE)
+        self.recorder: AggregateRecorder = recorder
+
+    def read(self, player_id: str) -> list[AnyPlayerEvent]:
+        """The player's events in order (empty when there is no such player)."""
+        with translated_errors():
+            rows = self.recorder.select_events(player_id)
+        return [_decode(row) for row in rows]
+
+    def append(self, player_id: str, after: int, events: Sequence[PlayerEvent]) -> None:
+        """Append ``events`` right after seq ``after``; ConflictError if another writer did."""
+        rows = [
+            StoredEvent(player_id, after + i, _TOPICS[type(event)], _ENCODER.encode(event))
+            for i, event in enumerate(events, start=1)
+        ]
+        with translated_errors():
+            self.recorder.insert_events(rows)
+
+
+def _decode(row: StoredEvent) -> AnyPlayerEvent:
+    """The event in a stored row, or CorruptEventError naming its stream and seq."""
+    try:
+        event: AnyPlayerEvent = PLAYER_EVENT_DECODER.decode(row.state)
+    except (msgspec.DecodeError, UnicodeDecodeError) as error:
+        raise CorruptEventError(
+            str(row.originator_id), row.originator_version, str(error)
+        ) from None
+    return event

@@ -1,0 +1,141 @@
+"""Players: people with a lasting identity, each with a stream of their own (docs/api.md).
+
+A player is known by an id (``p-…``), never by a name: the name is what others see and may
+change or be erased. The bearer token is stored as its SHA-256 only, in the stream, so a
+rotation replaces it for every API process the moment it is appended.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Final, TypeAlias
+
+import msgspec
+
+from domain.errors import InvalidNameError, PlayerNameErasedError
+from domain.names import seat_name
+
+PLAYER_ID_PREFIX: Final = "p-"
+"""How a player's id (and so the id of the player's stream) begins."""
+
+MAX_PLAYER_NAME: Final = 32
+"""A player's display name is 1 to 32 characters once trimmed."""
+
+DELETED_NAME: Final = "deleted player"
+"""What every view and export shows for a player whose name was erased."""
+
+
+class PlayerEvent(msgspec.Struct, frozen=True, tag_field="type", forbid_unknown_fields=False):
+    """Base of every event of a player's stream (kept apart from the match streams)."""
+
+
+class PlayerRegistered(PlayerEvent, frozen=True, tag="player_registered"):
+    """A player registered under ``name``; ``token_hash`` is the SHA-256 of their token."""
+
+    player_id: str
+    name: str
+    token_hash: str
+
+
+class PlayerRenamed(PlayerEvent, frozen=True, tag="player_renamed"):
+    """The player changed their display name."""
+
+    name: str
+
+
+class PlayerTokenRotated(PlayerEvent, frozen=True, tag="player_token_rotated"):
+    """The player's token was replaced; the old one stops working at once."""
+
+    token_hash: str
+
+
+class PlayerNameErased(PlayerEvent, frozen=True, tag="player_name_erased"):
+    """The player's name was erased: it shows as ``deleted player`` from then on."""
+
+
+AnyPlayerEvent: TypeAlias = PlayerRegistered | PlayerRenamed | PlayerTokenRotated | PlayerNameErased
+"""Every event of a player's stream."""
+
+PLAYER_EVENT_TYPES: tuple[type[PlayerEvent], ...] = (
+    PlayerRegistered,
+    PlayerRenamed,
+    PlayerTokenRotated,
+    PlayerNameErased,
+)
+"""Every player event class, for the store's topics."""
+
+
+@dataclass(frozen=True)
+class PlayerState:
+    """A player folded from their stream: id, name (None once erased), token hash, version."""
+
+    player_id: str
+    name: str | None
+    token_hash: str
+    version: int
+
+    @property
+    def shown_name(self) -> str:
+        """The name others see: the name, or ``deleted player`` once erased."""
+        return self.name if self.name is not None else DELETED_NAME
+
+
+def player_name(text: str) -> str:
+    """A display name: the seat-name rules (no control, formatting, bot names), 1–32 chars."""
+    name = seat_name(text)
+    if len(name) > MAX_PLAYER_NAME:
+        raise InvalidNameError(f"a player name is 1 to {MAX_PLAYER_NAME} characters")
+    return name
+
+
+def is_player_id(text: str) -> bool:
+    """True when ``text`` is shaped like a player's id."""
+    rest = text.removeprefix(PLAYER_ID_PREFIX)
+    return rest != text and 0 < len(rest) <= 64 and all(c in "0123456789abcdef" for c in rest)
+
+
+def register(player_id: str, name: str, token_hash: str) -> PlayerRegistered:
+    """The event of registering: the name checked, the token's hash kept."""
+    return PlayerRegistered(player_id=player_id, name=player_name(name), token_hash=token_hash)
+
+
+def rename(state: PlayerState, name: str) -> PlayerRenamed:
+    """The event of a new display name (an erased name may be replaced by a new one)."""
+    return PlayerRenamed(name=player_name(name))
+
+
+def erase_name(state: PlayerState) -> PlayerNameErased:
+    """The event of erasing the name; refused when it is erased already."""
+    if state.name is None:
+        raise PlayerNameErasedError("the name is erased already")
+    return PlayerNameErased()
+
+
+def evolve_player(state: PlayerState | None, event: PlayerEvent) -> PlayerState:
+    """The player after ``event``."""
+    match event:
+        case PlayerRegistered(player_id=pid, name=name, token_hash=token_hash):
+            return PlayerState(pid, name, token_hash, 1)
+    if state is None:
+        raise ValueError("a player's stream begins with player_registered")
+    version = state.version + 1
+    match event:
+        case PlayerRenamed(name=name):
+            return replace(state, name=name, version=version)
+        case PlayerTokenRotated(token_hash=token_hash):
+            return replace(state, token_hash=token_hash, version=version)
+        case PlayerNameErased():
+            return replace(state, name=None, version=version)
+    raise TypeError(f"{type(event).__name__} is not a player event")
+
+
+def fold_player(events: list[PlayerEvent]) -> PlayerState | None:
+    """The player of a whole stream, None when it is empty."""
+    state: PlayerState | None = None
+    for event in events:
+        state = evolve_player(state, event)
+    return state
+
+
+PLAYER_EVENT_DECODER: Final = msgspec.json.Decoder(AnyPlayerEvent)
+"""Decodes one JSON player event by its ``type`` tag."""
