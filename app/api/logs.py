@@ -15,12 +15,15 @@ REDACTED: Final = "[redacted]"
 """What a token is replaced with."""
 
 _SECRETS: Final = (
-    re.compile(r"(?i)((?:^|[?&;\s])access_token=)[^&;\s\"]*"),
+    re.compile(r"(?i)((?:^|[?&;\s])(?:access_token|ticket)=)[^&;\s\"]*"),
     re.compile(r"(?i)(\bbearer\s+)[^\s\"',;]+"),
     # A seat token anywhere (MATCH.SEAT.TOKEN_ID.SECRET, app.api.tokens): its secret part goes.
     re.compile(r"(\b[\w-]+\.\d\.[0-9a-f]{8}\.)[\w-]{20,}"),
+    # A token that says what it is by its prefix (app.api.tokens): all but the prefix goes.
+    re.compile(r"(\b(?:player|seat|agent|ticket)_)[\w-]{20,}"),
 )
-"""A token in a query string, one in an Authorization value, and a seat token's secret."""
+"""A token or ticket in a query string, one in an Authorization value, a seat token's secret,
+and any prefixed token (``player_``, ``seat_``, ``agent_``, ``ticket_``) wherever it appears."""
 
 LOGGERS: Final = ("uvicorn.access", "uvicorn.error", "granian.access", "granian", "basra.api")
 """The loggers a serving process writes requests and errors to."""

@@ -192,3 +192,43 @@ def test_no_seat_ever_receives_a_card_it_could_not_see_or_the_secret(
     assert own_deal.data is not None and own_deal.data["hands"][0]
     assert all(h is None for h in own_deal.data["hands"][1:])
     assert re.search(r'"secret":null', messages[0][0].raw)
+
+
+def test_tickets_and_agent_tokens_never_come_back_nor_reach_a_log(api_app: Litestar) -> None:
+    import logging
+
+    from app.api.logs import REDACTED, RedactTokens
+    from app.api.tokens import AGENT_PREFIX, issue_prefixed
+
+    agent, agent_hash = issue_prefixed(AGENT_PREFIX)
+    with serving(api_app) as server, httpx.Client(timeout=30) as http:
+        api_app.state.runtime.access.add_agent("leaktest", agent_hash)
+        steps = HttpSteps(http, server.url)
+        match_id, seat0 = steps.practice(seed="leak-tickets")
+        url = f"{server.url}/matches/{match_id}"
+        assert http.post(f"{url}/leave", headers=bearer(seat0)).status_code == 200
+        issued = http.post(f"{url}/tickets", headers=bearer(agent))
+        ticket = issued.json()["ticket"]
+        bodies = [
+            http.get(f"{url}/view", headers=bearer(agent)).text,
+            http.get(f"{url}/events?ticket={ticket}").text,
+            http.get(f"{url}/events?ticket={ticket}").text,  # spent: refused
+            http.get(f"{url}/events", params={"access_token": agent}).text,
+            http.get(f"{url}/replay", headers=bearer(agent)).text,
+        ]
+        api_app.state.runtime.access.revoke_agent("leaktest")
+        bodies.append(http.get(f"{url}/view", headers=bearer(agent)).text)
+
+    for body in bodies:
+        assert agent not in body and ticket not in body
+        assert agent[len(AGENT_PREFIX) :] not in body
+    for record in api_app.state.runtime.access.access_log():
+        assert agent not in repr(record) and ticket not in repr(record)
+    # What an access log line would hold, through the filter every server logger carries.
+    line = logging.LogRecord(
+        "uvicorn.access", logging.INFO, __file__, 1, '%s "%s"', ("1.2.3.4", ""), None
+    )
+    line.args = ("1.2.3.4", f"GET /matches/{match_id}/events?ticket={ticket}&x={agent} HTTP/1.1")
+    RedactTokens().filter(line)
+    assert ticket not in line.getMessage() and agent not in line.getMessage()
+    assert f"ticket={REDACTED}" in line.getMessage()
