@@ -173,7 +173,7 @@ def test_support_token_is_refused_in_a_query_string(api: Api) -> None:
     by_header = api.client.get(f"/matches/{match_id}/events", headers=bearer(SUPPORT_TOKEN))
     seat_by_query = api.client.get(f"/matches/{match_id}/events?access_token={token}")
 
-    _assert_error(by_query, 401, "unknown_token")
+    _assert_error(by_query, 401, "token_in_query")
     assert by_header.status_code == 200
     assert seat_by_query.status_code == 200
 
