@@ -21,6 +21,9 @@ _SEAT_CAUSE: Final = re.compile(r"seat:(\d+)(?:/token:(.+))?")
 _PLAYER_CAUSE: Final = re.compile(r"seat:(\d+)/player:(.+)")
 """A registered player acting on the seat they took, with their player token."""
 _BOT_CAUSE: Final = re.compile(r"bot:(\d+)")
+_SUPPORT_CAUSE: Final = re.compile(r"support(?::([a-z][a-z0-9_-]{0,31}))?")
+"""Support, or a named support agent (``support:NAME``; ``support:env`` for the environment's
+token): support watches a match and never acts in it (docs/api.md, "Support agents")."""
 _FREE_CAUSES: Final = frozenset({"server", "clock", "import"})
 """Causes that are not a seat: they may cause any event the rules allow at that point."""
 
@@ -72,6 +75,12 @@ class TrailReferee:
             self._seat(event, int(seat_cause.group(1)), seat_cause.group(2), caused_by)
         elif bot_cause is not None:
             self._bot(event, int(bot_cause.group(1)), caused_by, state)
+        elif _SUPPORT_CAUSE.fullmatch(caused_by) is not None:
+            raise Diverged(
+                "trail",
+                f"the cause is {caused_by}: support (every agent) watches a match but never acts"
+                " in it, so no event of a match is support's",
+            )
         else:
             raise Diverged(
                 "trail",

@@ -53,6 +53,8 @@ FORGED = [
     (3, {"caused_by": "seat:0/token:tok-amira"}, "seat 2 is taken, but the cause is seat 0"),
     (4, {"caused_by": "seat:1/token:tok-x"}, "nobody has taken seat 1"),
     (9, {"caused_by": "admin"}, "is not a cause"),
+    (9, {"caused_by": "support:nadia"}, "support (every agent) watches a match but never acts"),
+    (4, {"caused_by": "support:env"}, "no event of a match is support's"),
     (9, {"at": "2026-11-29T20:00:00.000000Z"}, "times never go backwards"),
 ]
 
