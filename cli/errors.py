@@ -63,6 +63,13 @@ EXIT_CODE: Final[dict[type[BasraError], int]] = {
     rules.PlayerNameErasedError: REFUSED,
     rules.UnknownBotKindError: REFUSED,
     rules.UnknownCommandError: REFUSED,
+    rules.InvalidTurnSecondsError: REFUSED,
+    rules.StaleDeadlineError: REFUSED,
+    rules.DeadlineNotReachedError: REFUSED,
+    rules.TurnExpiredError: REFUSED,
+    rules.MatchNotWaitingError: REFUSED,
+    rules.MatchNotEndedError: REFUSED,
+    rules.RematchExistsError: REFUSED,
     # Request errors.
     InvalidOptionError: USAGE_EXIT,
     MatchNotFoundError: REFUSED,

@@ -24,6 +24,11 @@ class CreateMatch(Command, frozen=True, tag="create_match"):
     bots: tuple[int, ...] = ()
     bot_kind: str = "easy"
     client_seeds: tuple[str, ...] | None = None
+    turn_seconds: int | None = None  # R25: 5-600; None runs no clock (bot-only tools)
+    private: bool = False
+    spectators: bool = True
+    rematch_of: str | None = None
+    now_ms: int | None = None
 
 
 class TakeSeat(Command, frozen=True, tag="take_seat"):
@@ -37,14 +42,19 @@ class TakeSeat(Command, frozen=True, tag="take_seat"):
     token_id: str | None = None
     token_hash: str | None = None
     player_id: str | None = None
+    now_ms: int | None = None
 
 
 class PlayCard(Command, frozen=True, tag="play_card"):
-    """The seat on turn plays a card from its hand (R13). ``auto`` marks a timed-out turn (R25)."""
+    """The seat on turn plays a card from its hand (R13). ``auto`` marks a timed-out turn (R25).
+
+    ``now_ms`` is the server's time (Unix epoch ms); a play at or after the deadline is refused.
+    """
 
     seat: int
     card: Card
     auto: bool = False
+    now_ms: int | None = None
 
 
 class LeaveMatch(Command, frozen=True, tag="leave_match"):
@@ -54,5 +64,27 @@ class LeaveMatch(Command, frozen=True, tag="leave_match"):
     reason: str = "forfeit"
 
 
-AnyCommand: TypeAlias = CreateMatch | TakeSeat | PlayCard | LeaveMatch
+class ExpireTurn(Command, frozen=True, tag="expire_turn"):
+    """The clock: ``seat``'s turn ran out at ``deadline`` (R25); ``now_ms`` is the server's now."""
+
+    seat: int
+    deadline: str
+    now_ms: int
+
+
+class AbandonTable(Command, frozen=True, tag="abandon_table"):
+    """The server closes a table still waiting for players past its waiting period."""
+
+    now_ms: int
+
+
+class RecordRematch(Command, frozen=True, tag="record_rematch"):
+    """An ended match links to its rematch, the match ``match_id``."""
+
+    match_id: str
+
+
+AnyCommand: TypeAlias = (
+    CreateMatch | TakeSeat | PlayCard | LeaveMatch | ExpireTurn | AbandonTable | RecordRematch
+)
 """Every command type."""

@@ -4,19 +4,36 @@ from __future__ import annotations
 
 import msgspec
 
+from domain.bots import EasyBot
 from domain.cards import CLASSIC_POINTS, Card
-from domain.commands import Command, CreateMatch, LeaveMatch, PlayCard, TakeSeat
+from domain.commands import (
+    AbandonTable,
+    Command,
+    CreateMatch,
+    ExpireTurn,
+    LeaveMatch,
+    PlayCard,
+    RecordRematch,
+    TakeSeat,
+)
 from domain.errors import (
     CardNotInHandError,
+    DeadlineNotReachedError,
     InvalidSeatCountError,
     InvalidSeatError,
     InvalidTargetError,
+    InvalidTurnSecondsError,
     MatchAlreadyCreatedError,
     MatchEndedError,
+    MatchNotEndedError,
     MatchNotStartedError,
+    MatchNotWaitingError,
     NotYourTurnError,
     PlayerSeatedError,
+    RematchExistsError,
     SeatTakenError,
+    StaleDeadlineError,
+    TurnExpiredError,
     UnknownBotKindError,
     UnknownCommandError,
     UnseededMatchError,
@@ -29,6 +46,7 @@ from domain.events import (
     LastPickup,
     MatchCreated,
     MatchEnded,
+    RematchCreated,
     RoundScored,
     RoundStarted,
     SeatTaken,
@@ -39,13 +57,18 @@ from domain.fairness import check_client_seed, check_secret, commitment, deal_ke
 from domain.names import seat_name
 from domain.play import resolve_play
 from domain.rulesets import MAJORITY_CARDS, MAX_ROUNDS, RULESETS, Classic, ruleset
-from domain.state import MatchSetup, MatchState
+from domain.state import MatchSetup, MatchState, side_of
+from domain.times import after_seconds, reached
+from domain.views import seat_view
 
 SEAT_COUNTS = (2, 4)
 """R2: two seats, or four in two partnerships."""
 
 BOT_KINDS = ("easy", "random")
 """The bots a table can seat."""
+
+EMPTY_TABLE_SECONDS = 5
+"""R25a: the turn time of a seat whose person has run out, once every person has."""
 
 
 def decide(state: MatchState, command: Command) -> tuple[Event, ...]:
@@ -68,19 +91,39 @@ def decide(state: MatchState, command: Command) -> tuple[Event, ...]:
     card = command.card
     if card not in hands[seat]:
         raise CardNotInHandError(f"{card} is not in seat {seat}'s hand")
+    now_ms = command.now_ms
+    if now_ms is not None and state.deadline is not None and reached(now_ms, state.deadline):
+        raise TurnExpiredError(
+            f"seat {seat}'s turn ran out at {state.deadline}; the clock plays for it (R25)"
+        )
+    return _play(state, seat, card, command.auto, now_ms)
+
+
+def _play(
+    state: MatchState, seat: int, card: Card, auto: bool, now_ms: int | None
+) -> tuple[Event, ...]:
+    """The events of ``seat`` playing ``card`` (a legal play), with the next turn's deadline."""
     setup = state.setup
     assert setup is not None
     rules = RULESETS[setup.ruleset]
     # R24: the one function that says what a card takes and scores, as previews and bots see it.
     outcome = resolve_play(rules, state.floor, card, state.trail_pair)
     played = CardPlayed(
-        seat, card, outcome.captured, outcome.basra, outcome.groups, outcome.sweep, command.auto
+        seat, card, outcome.captured, outcome.basra, outcome.groups, outcome.sweep, auto
     )
-    if state.in_hands > 1:
-        return (played,)
-    # Every hand is now empty: deal again (R5), or count the round (R19-R22).
-    if state.stock:
+    if state.in_hands > 1 or state.stock:
+        # The turn passes within the round (R3): the next seat's clock starts now (R25).
+        deadline = None
+        if now_ms is not None and setup.turn_seconds is not None:
+            timed_out = _timed_out_after(state.timed_out, seat, auto)
+            deadline = _deadline(setup, timed_out, (seat + 1) % setup.seats, now_ms)
+        if deadline is not None:
+            played = msgspec.structs.replace(played, deadline=deadline)
+        if state.in_hands > 1:
+            return (played,)
+        # Every hand is now empty: deal again (R5).
         return (played, _deal(state.stock, setup.seats, state.dealer or 0, rules, state))
+    # Every hand is empty and the stock too: count the round (R19-R22).
     after = evolve(state, played)
     scored = score_round(after, rules)
     events: list[Event] = [played, scored]
@@ -91,8 +134,48 @@ def decide(state: MatchState, command: Command) -> tuple[Event, ...]:
         if setup.key is None:
             raise UnseededMatchError("this match has no secret to deal the next round from")
         dealer = ((state.dealer or 0) + 1) % setup.seats  # R3: the deal passes to the next seat
-        events.extend(_open_round(rules, setup.seats, setup.key, after.round + 1, dealer))
+        opened = _open_round(rules, setup.seats, setup.key, after.round + 1, dealer)
+        events.extend(_with_first_deadline(after, opened, now_ms))
     return tuple(events)
+
+
+def _timed_out_after(timed_out: tuple[int, ...], seat: int, auto: bool) -> tuple[int, ...]:
+    """R25a: the seats run out after ``seat`` plays (``auto``: the clock played for it)."""
+    if auto:
+        return timed_out if seat in timed_out else tuple(sorted((*timed_out, seat)))
+    return tuple([s for s in timed_out if s != seat])
+
+
+def _deadline(
+    setup: MatchSetup, timed_out: tuple[int, ...], seat: int, now_ms: int | None
+) -> str | None:
+    """R25, R25a: when ``seat``'s turn runs out if its turn starts at ``now_ms``; None for a
+    bot, or a table with no clock.
+
+    A person's seat has the table's turn time; once every person's seat has run out on its
+    latest turn, those seats have 5 seconds each, so a table everyone has left still ends.
+    """
+    if now_ms is None or setup.turn_seconds is None or seat in setup.bots:
+        return None
+    if all(s in timed_out or s in setup.bots for s in range(setup.seats)):
+        return after_seconds(now_ms, EMPTY_TABLE_SECONDS)
+    return after_seconds(now_ms, setup.turn_seconds)
+
+
+def _with_first_deadline(
+    state: MatchState, opened: tuple[Event, ...], now_ms: int | None
+) -> tuple[Event, ...]:
+    """A round's opening events, its floor carrying the first seat's deadline (R25)."""
+    started = opened[0]
+    assert isinstance(started, RoundStarted)
+    assert state.setup is not None
+    first = (started.dealer + 1) % state.setup.seats  # R3: the seat after the dealer
+    deadline = _deadline(state.setup, state.timed_out, first, now_ms)
+    if deadline is None:
+        return opened
+    floor = opened[-1]
+    assert isinstance(floor, FloorDealt)
+    return (*opened[:-1], msgspec.structs.replace(floor, deadline=deadline))
 
 
 def _decide_other(state: MatchState, command: Command) -> tuple[Event, ...]:
@@ -102,6 +185,12 @@ def _decide_other(state: MatchState, command: Command) -> tuple[Event, ...]:
         return _take_seat(state, command)
     if isinstance(command, LeaveMatch):
         return _leave(state, command)
+    if isinstance(command, ExpireTurn):
+        return _expire(state, command)
+    if isinstance(command, AbandonTable):
+        return _abandon(state)
+    if isinstance(command, RecordRematch):
+        return _record_rematch(state, command)
     raise UnknownCommandError(f"unknown command {type(command).__name__}")
 
 
@@ -134,11 +223,33 @@ def _create(state: MatchState, cmd: CreateMatch) -> tuple[Event, ...]:
         commitment=commitment(cmd.match_id, secret),
         bots=tuple(sorted(cmd.bots)),
         bot_kind=cmd.bot_kind,
+        turn_seconds=_check_turn_seconds(cmd.turn_seconds),
+        private=True if cmd.private else msgspec.UNSET,
+        spectators=False if not cmd.spectators else msgspec.UNSET,
+        rematch_of=msgspec.UNSET if cmd.rematch_of is None else cmd.rematch_of,
     )
     if len(cmd.bots) < cmd.seats:
         return (created,)
     key = deal_key(secret, seeds)
-    return (created, *_open_round(rules, cmd.seats, key, 1, first_dealer(key, cmd.seats)))
+    opened = _open_round(rules, cmd.seats, key, 1, first_dealer(key, cmd.seats))
+    # Every seat is a bot: no person is ever on turn, so no deadline is set.
+    return (created, *opened)
+
+
+TURN_SECONDS = (5, 600)
+"""R25: the shortest and longest turn time a table can be given, in seconds."""
+
+
+def _check_turn_seconds(seconds: int | None) -> int | msgspec.UnsetType:
+    """R25: a table's turn time, 5-600 whole seconds; None (no clock) is left out of the line."""
+    if seconds is None:
+        return msgspec.UNSET
+    low, high = TURN_SECONDS
+    if isinstance(seconds, bool) or not low <= seconds <= high:
+        raise InvalidTurnSecondsError(
+            f"the turn time must be a whole number of seconds from {low} to {high}, not {seconds}"
+        )
+    return seconds
 
 
 def _open_table_seat(state: MatchState, seat: int) -> MatchSetup:
@@ -171,7 +282,8 @@ def _take_seat(state: MatchState, cmd: TakeSeat) -> tuple[Event, ...]:
         raise UnseededMatchError("this match has no secret to deal from")
     rules = ruleset(setup.ruleset)
     dealer = first_dealer(setup.key, setup.seats)
-    return (taken, *_open_round(rules, setup.seats, setup.key, 1, dealer))
+    opened = _open_round(rules, setup.seats, setup.key, 1, dealer)
+    return (taken, *_with_first_deadline(evolve(state, taken), opened, cmd.now_ms))
 
 
 def _leave(state: MatchState, cmd: LeaveMatch) -> tuple[Event, ...]:
@@ -182,6 +294,52 @@ def _leave(state: MatchState, cmd: LeaveMatch) -> tuple[Event, ...]:
     # R25, R26: the leaver's side loses; at four seats the partner loses too.
     winner = 1 - cmd.seat % 2
     return (MatchEnded(winner, cmd.reason, state.totals, reveal, cmd.seat),)
+
+
+def _expire(state: MatchState, cmd: ExpireTurn) -> tuple[Event, ...]:
+    """R25: the seat on turn ran out of its turn. Two seats: its side forfeits. Four: the easy bot
+    plays its card, and the match goes on."""
+    setup = state.setup
+    if (
+        setup is None
+        or state.status != "playing"
+        or state.turn != cmd.seat
+        or state.deadline is None
+        or state.deadline != cmd.deadline
+    ):
+        raise StaleDeadlineError(
+            f"the deadline {cmd.deadline} of seat {cmd.seat} is no longer in force"
+        )
+    if not reached(cmd.now_ms, state.deadline):
+        raise DeadlineNotReachedError(
+            f"seat {cmd.seat}'s turn runs until {state.deadline}; the clock fired early"
+        )
+    if setup.seats == 2:
+        reveal = setup.secret.hex() if setup.secret is not None else None
+        winner = 1 - side_of(cmd.seat)
+        return (MatchEnded(winner, "timeout", state.totals, reveal, cmd.seat),)
+    # R25: the easy bot's card for that seat, from that seat's own view only.
+    card = EasyBot().choose(seat_view(state, cmd.seat))
+    return _play(state, cmd.seat, card, True, cmd.now_ms)
+
+
+def _abandon(state: MatchState) -> tuple[Event, ...]:
+    """A table still waiting for players past its waiting time is closed, nobody winning."""
+    setup = _require_setup(state)
+    if state.status != "waiting":
+        raise MatchNotWaitingError(f"the match is {state.status}, not waiting for players")
+    reveal = setup.secret.hex() if setup.secret is not None else None
+    return (MatchEnded(None, "abandoned", state.totals, reveal),)
+
+
+def _record_rematch(state: MatchState, cmd: RecordRematch) -> tuple[Event, ...]:
+    """The ended match links to its rematch, once."""
+    _require_setup(state)
+    if state.status != "ended":
+        raise MatchNotEndedError("a rematch follows only a match that has ended")
+    if state.rematch is not None:
+        raise RematchExistsError(f"this match's rematch is match {state.rematch}")
+    return (RematchCreated(cmd.match_id),)
 
 
 def _deal(

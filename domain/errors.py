@@ -156,3 +156,45 @@ class UnknownCommandError(RulesRefusalError):
     """The rules have no such command."""
 
     code = "unknown_command"
+
+
+class InvalidTurnSecondsError(RulesRefusalError):
+    """A table's turn time is a whole number of seconds from 5 to 600 (R25)."""
+
+    code = "invalid_turn_seconds"
+
+
+class StaleDeadlineError(RulesRefusalError):
+    """The clock fired for a deadline no longer in force: the seat played, or the match moved on."""
+
+    code = "stale_deadline"
+
+
+class DeadlineNotReachedError(RulesRefusalError):
+    """The clock fired before the deadline of the seat on turn (R25)."""
+
+    code = "deadline_not_reached"
+
+
+class TurnExpiredError(RulesRefusalError):
+    """The seat's deadline has passed: the clock plays or forfeits for it (R25)."""
+
+    code = "turn_expired"
+
+
+class MatchNotWaitingError(RulesRefusalError):
+    """Only a table still waiting for players can be closed as abandoned."""
+
+    code = "match_not_waiting"
+
+
+class MatchNotEndedError(RulesRefusalError):
+    """A rematch follows only a match that has ended."""
+
+    code = "match_not_ended"
+
+
+class RematchExistsError(RulesRefusalError):
+    """The match has its rematch already."""
+
+    code = "rematch_exists"

@@ -30,6 +30,12 @@ class MatchCreated(Event, frozen=True, tag="match_created"):
     bots: tuple[int, ...] = ()
     bot_kind: str = "easy"
     origin: str | None = None
+    # Table settings (R25, docs/api.md): each left out of the line at its default, so lines
+    # recorded before them read (and are written) unchanged. See MatchSetup for plain values.
+    turn_seconds: int | msgspec.UnsetType = msgspec.UNSET  # absent: no clock
+    private: bool | msgspec.UnsetType = msgspec.UNSET  # absent: listed in the lobby
+    spectators: bool | msgspec.UnsetType = msgspec.UNSET  # absent: spectators welcome
+    rematch_of: str | msgspec.UnsetType = msgspec.UNSET  # absent: not a rematch
 
 
 class SeatTaken(Event, frozen=True, tag="seat_taken"):
@@ -67,6 +73,7 @@ class FloorDealt(Event, frozen=True, tag="floor_dealt"):
     round: int
     cards: tuple[Card, ...]
     reburied: tuple[Card, ...]
+    deadline: str | msgspec.UnsetType = msgspec.UNSET  # R25: the first seat's, when a person's
 
 
 class CardPlayed(Event, frozen=True, tag="card_played"):
@@ -79,6 +86,8 @@ class CardPlayed(Event, frozen=True, tag="card_played"):
     groups: tuple[tuple[Card, ...], ...] = ()
     sweep: bool = False
     auto: bool = False
+    # R25: the next seat's deadline, when a person is on turn after this play (absent if none).
+    deadline: str | msgspec.UnsetType = msgspec.UNSET
 
 
 class LastPickup(msgspec.Struct, frozen=True, gc=False):
@@ -118,6 +127,12 @@ class MatchEnded(Event, frozen=True, tag="match_ended"):
     seat: int | None = None
 
 
+class RematchCreated(Event, frozen=True, tag="rematch_created"):
+    """The ended match's rematch was created as match ``match_id``; the one event after the end."""
+
+    match_id: str
+
+
 AnyEvent: TypeAlias = (
     MatchCreated
     | SeatTaken
@@ -127,6 +142,7 @@ AnyEvent: TypeAlias = (
     | CardPlayed
     | RoundScored
     | MatchEnded
+    | RematchCreated
 )
 """Every event type, as a tagged union."""
 
@@ -139,6 +155,7 @@ EVENT_TYPES: tuple[type[Event], ...] = (
     CardPlayed,
     RoundScored,
     MatchEnded,
+    RematchCreated,
 )
 """Every event class, for registries and decoders."""
 
@@ -147,6 +164,11 @@ EVENT_DECODER = msgspec.json.Decoder(AnyEvent)
 
 EVENT_ENCODER = msgspec.json.Encoder()
 """Encodes events as JSON objects with their ``type`` tag."""
+
+
+def given(value: str | msgspec.UnsetType) -> str | None:
+    """A text field left out of the line (UNSET) as None: e.g. ``given(played.deadline)``."""
+    return None if isinstance(value, msgspec.UnsetType) else value
 
 
 def event_tag(event: Event) -> str:

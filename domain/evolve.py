@@ -18,9 +18,11 @@ from domain.events import (
     FloorDealt,
     MatchCreated,
     MatchEnded,
+    RematchCreated,
     RoundScored,
     RoundStarted,
     SeatTaken,
+    given,
 )
 from domain.fairness import deal_key, shuffled_deck
 from domain.names import bot_name
@@ -51,6 +53,10 @@ def _created(state: MatchState, e: MatchCreated) -> MatchState:
         bots=e.bots,
         bot_kind=e.bot_kind,
         origin=e.origin,
+        turn_seconds=e.turn_seconds if isinstance(e.turn_seconds, int) else None,
+        private=e.private is True,
+        spectators=e.spectators is not False,
+        rematch_of=given(e.rematch_of),
     )
     names = tuple(bot_name(e.bot_kind) if s in e.bots else None for s in range(e.seats))
     return replace(
@@ -117,7 +123,9 @@ def _floor_dealt(state: MatchState, e: FloorDealt) -> MatchState:
     # R4: the turned cards leave the stock; the cards sent back go to its bottom, in order.
     moved = set(e.cards) | set(e.reburied)
     stock = tuple(filterfalse(moved.__contains__, state.stock)) + e.reburied
-    return replace(state, floor=e.cards, stock=stock, events=state.events + 1)
+    return replace(
+        state, floor=e.cards, stock=stock, deadline=given(e.deadline), events=state.events + 1
+    )
 
 
 def _round_scored(state: MatchState, e: RoundScored) -> MatchState:
@@ -125,6 +133,7 @@ def _round_scored(state: MatchState, e: RoundScored) -> MatchState:
         state,
         floor=(),
         turn=None,
+        deadline=None,
         totals=e.totals,
         carry=e.carry,
         piles=_with_last_pickup(state.piles, e),
@@ -147,6 +156,7 @@ def _match_ended(state: MatchState, e: MatchEnded) -> MatchState:
         state,
         status="ended",
         turn=None,
+        deadline=None,
         totals=e.totals,
         winner=e.winner,
         end_reason=e.reason,
@@ -177,6 +187,8 @@ def evolve(state: MatchState, event: Event) -> MatchState:
             return _created(state, known)
         case MatchEnded():
             return _match_ended(state, known)
+        case RematchCreated():
+            return replace(state, rematch=known.match_id, events=state.events + 1)
         case unknown:
             assert_never(unknown)
 
@@ -188,9 +200,19 @@ def _added(pair: tuple[_T, ...], side: int, extra: _T) -> tuple[_T, ...]:
     return (pair[0] + extra, pair[1])
 
 
+def _timed_out(timed_out: tuple[int, ...], event: CardPlayed) -> tuple[int, ...]:
+    """R25a: an auto play marks its seat as run out; the seat's own play clears the mark."""
+    seat = event.seat
+    if event.auto:
+        return timed_out if seat in timed_out else tuple(sorted((*timed_out, seat)))
+    return tuple([s for s in timed_out if s != seat])
+
+
 def _card_played(state: MatchState, event: CardPlayed) -> MatchState:
     """A card played (R8-R12): it leaves the hand and takes from the floor or joins it."""
     seat = event.seat
+    deadline = given(event.deadline)
+    timed_out = _timed_out(state.timed_out, event) if event.auto or state.timed_out else ()
     card = event.card
     hand = state.hands[seat]
     i = hand.index(card)
@@ -224,6 +246,8 @@ def _card_played(state: MatchState, event: CardPlayed) -> MatchState:
             pile_basra=pile_basra,
             last_capturer=side,
             trail_pair=None,
+            deadline=deadline,
+            timed_out=timed_out,
             plays=state.plays + 1,
             events=state.events + 1,
         )
@@ -237,6 +261,8 @@ def _card_played(state: MatchState, event: CardPlayed) -> MatchState:
         floor=floor + (card,),
         turn=(seat + 1) % len(hands),
         trail_pair=trail_pair,
+        deadline=deadline,
+        timed_out=timed_out,
         plays=state.plays + 1,
         events=state.events + 1,
     )

@@ -13,6 +13,7 @@ from domain.events import (
     FloorDealt,
     MatchCreated,
     MatchEnded,
+    RematchCreated,
     RoundScored,
     RoundStarted,
     SeatTaken,
@@ -50,7 +51,14 @@ def redact_event(event: Event, viewer: int, revealed: bool = False) -> Event:
                 return event
             hands = tuple(h if seat == viewer else None for seat, h in enumerate(known.hands))
             return replace(known, hands=hands)
-        case RoundStarted() | FloorDealt() | CardPlayed() | RoundScored() | MatchEnded():
+        case (
+            RoundStarted()
+            | FloorDealt()
+            | CardPlayed()
+            | RoundScored()
+            | MatchEnded()
+            | RematchCreated()
+        ):
             return event  # public facts
         case unknown:
             assert_never(unknown)

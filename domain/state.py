@@ -31,6 +31,10 @@ class MatchSetup(msgspec.Struct, frozen=True, gc=False):
     bots: tuple[int, ...]
     bot_kind: str
     origin: str | None
+    turn_seconds: int | None = None  # R25: None runs no clock
+    private: bool = False  # kept out of the lobby
+    spectators: bool = True  # False: only seated players see the table
+    rematch_of: str | None = None  # the match this one is the rematch of
 
 
 class MatchState(msgspec.Struct, frozen=True, gc=False):
@@ -58,6 +62,9 @@ class MatchState(msgspec.Struct, frozen=True, gc=False):
     events: int = 0
     winner: int | None = None
     end_reason: str | None = None
+    deadline: str | None = None  # R25: when the seat on turn runs out (None: no clock on it)
+    timed_out: tuple[int, ...] = ()  # R25a: person seats whose latest turn ran out
+    rematch: str | None = None  # the id of this ended match's rematch
 
     @property
     def pile_cards(self) -> tuple[int, ...]:

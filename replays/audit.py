@@ -20,7 +20,7 @@ from typing import assert_never
 import msgspec
 from msgspec.structs import replace
 
-from domain.commands import CreateMatch, LeaveMatch, PlayCard, TakeSeat
+from domain.commands import CreateMatch, LeaveMatch, PlayCard, RecordRematch, TakeSeat
 from domain.decide import decide
 from domain.errors import RulesRefusalError
 from domain.events import (
@@ -30,6 +30,7 @@ from domain.events import (
     FloorDealt,
     MatchCreated,
     MatchEnded,
+    RematchCreated,
     RoundScored,
     RoundStarted,
     SeatTaken,
@@ -167,7 +168,7 @@ class _Auditor:
             return self.created(event)
         if isinstance(event, MatchCreated):
             raise Diverged("order", "a match is created once, by its first event")
-        if self.ended_at is not None:
+        if self.ended_at is not None and not isinstance(event, RematchCreated):
             raise Diverged(
                 "extra", f"the match ended at seq {self.ended_at}; no event may follow its end"
             )
@@ -224,7 +225,7 @@ class _Auditor:
 
     def answer(self, event: Event) -> Event:
         """An event that answers a request: re-decide the request from the position before it."""
-        command: PlayCard | TakeSeat | LeaveMatch
+        command: PlayCard | TakeSeat | LeaveMatch | RecordRematch
         match tagged(event):
             case CardPlayed(seat=seat, card=card, auto=auto) as played:
                 self.bots.check(played, self.state)
@@ -246,6 +247,9 @@ class _Auditor:
                     raise Diverged("end", f"a match that ends by {reason} names the seat")
                 command = LeaveMatch(seat, reason)
                 what = f"seat {seat} cannot leave"
+            case RematchCreated(match_id=rematch):
+                command = RecordRematch(rematch)
+                what = f"match {rematch} cannot be recorded as the rematch"
             case MatchCreated() | RoundStarted() | CardsDealt() | FloorDealt() | RoundScored():
                 raise Diverged(
                     "order",
@@ -306,7 +310,7 @@ class _Auditor:
             case MatchEnded() as got:
                 assert isinstance(wanted, MatchEnded)
                 return compare_end(got, wanted)
-            case MatchCreated() | SeatTaken() as got:
+            case MatchCreated() | SeatTaken() | RematchCreated() as got:
                 if got != wanted:
                     raise Diverged(
                         event_kind(got), f"{event_name(got)} differs from what the rules give"

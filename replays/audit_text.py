@@ -12,6 +12,7 @@ from domain.events import (
     FloorDealt,
     MatchCreated,
     MatchEnded,
+    RematchCreated,
     RoundScored,
     RoundStarted,
     SeatTaken,
@@ -42,7 +43,7 @@ def event_kind(event: Event) -> str:
             return "play"
         case SeatTaken():
             return "seat"
-        case MatchEnded():
+        case MatchEnded() | RematchCreated():
             return "end"
         case RoundScored():
             return "score"
@@ -67,7 +68,7 @@ def expected_text(event: Event) -> str:
             return f"the score of round {number}"
         case MatchEnded(winner=winner, reason=reason):
             return f"the end of the match, {winner_text(winner)} winning by {reason}"
-        case MatchCreated() | SeatTaken() | CardPlayed():
+        case MatchCreated() | SeatTaken() | CardPlayed() | RematchCreated():
             return event_name(event)
         case unknown:
             assert_never(unknown)

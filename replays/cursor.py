@@ -16,6 +16,7 @@ from domain.events import (
     FloorDealt,
     MatchCreated,
     MatchEnded,
+    RematchCreated,
     RoundScored,
     RoundStarted,
     SeatTaken,
@@ -104,7 +105,9 @@ class MatchCursor:
                         deals.append(item.seq)  # R5: a later deal gives hands, no floor
                 case MatchEnded():
                     ended = item.seq
-                case MatchCreated() | SeatTaken() | RoundStarted() | RoundScored():
+                case (
+                    MatchCreated() | SeatTaken() | RoundStarted() | RoundScored() | RematchCreated()
+                ):
                     pass
                 case unknown:
                     assert_never(unknown)

@@ -13,6 +13,7 @@ from domain.events import (
     FloorDealt,
     MatchCreated,
     MatchEnded,
+    RematchCreated,
     RoundScored,
     RoundStarted,
     SeatTaken,
@@ -97,7 +98,7 @@ def diff(cursor: MatchCursor, from_seq: int, to_seq: int, viewer: Viewer = SUPPO
                 if event.last_pickup is not None:
                     # R19: the floor's last cards go to the side that captured last.
                     taken[event.last_pickup.side].extend(event.last_pickup.cards)
-            case MatchCreated() | SeatTaken() | FloorDealt() | MatchEnded():
+            case MatchCreated() | SeatTaken() | FloorDealt() | MatchEnded() | RematchCreated():
                 pass
             case unknown:
                 assert_never(unknown)

@@ -24,6 +24,7 @@ from domain.events import (
     FloorDealt,
     MatchCreated,
     MatchEnded,
+    RematchCreated,
     RoundScored,
     RoundStarted,
     SeatTaken,
@@ -210,7 +211,7 @@ def _cards(event: Event) -> Iterable[Card]:
         case RoundScored(last_pickup=pickup):
             if pickup is not None:
                 yield from pickup.cards
-        case MatchCreated() | SeatTaken() | RoundStarted() | MatchEnded():
+        case MatchCreated() | SeatTaken() | RoundStarted() | MatchEnded() | RematchCreated():
             pass
         case unknown:
             assert_never(unknown)

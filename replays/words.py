@@ -13,6 +13,7 @@ from domain.events import (
     FloorDealt,
     MatchCreated,
     MatchEnded,
+    RematchCreated,
     RoundScored,
     RoundStarted,
     SeatTaken,
@@ -136,6 +137,8 @@ def describe(event: Event, viewer: int = SUPPORT) -> str:
             return f"{name} takes seat {seat}"
         case MatchCreated() as created:
             return _describe_created(created)
+        case RematchCreated(match_id=rematch):
+            return f"the rematch is created as match {rematch}"
         case unknown:
             assert_never(unknown)
 

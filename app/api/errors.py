@@ -196,6 +196,13 @@ HTTP_STATUS: Final[dict[type[BasraError], int]] = {
     rules.PlayerNameErasedError: 409,
     rules.UnknownBotKindError: 422,
     rules.UnknownCommandError: 422,
+    rules.InvalidTurnSecondsError: 422,
+    rules.StaleDeadlineError: 409,
+    rules.DeadlineNotReachedError: 409,
+    rules.TurnExpiredError: 409,
+    rules.MatchNotWaitingError: 409,
+    rules.MatchNotEndedError: 409,
+    rules.RematchExistsError: 409,
     # Request errors: nothing there, or a request that does not fit the route.
     MatchNotFoundError: 404,
     StoreMissingError: 503,
