@@ -166,8 +166,8 @@ EVENT_ENCODER = msgspec.json.Encoder()
 """Encodes events as JSON objects with their ``type`` tag."""
 
 
-def given(value: str | msgspec.UnsetType) -> str | None:
-    """A text field left out of the line (UNSET) as None: e.g. ``given(played.deadline)``."""
+def optional(value: str | msgspec.UnsetType) -> str | None:
+    """A text field left out of the line (UNSET) as None: e.g. ``optional(played.deadline)``."""
     return None if isinstance(value, msgspec.UnsetType) else value
 
 

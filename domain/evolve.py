@@ -22,7 +22,7 @@ from domain.events import (
     RoundScored,
     RoundStarted,
     SeatTaken,
-    given,
+    optional,
 )
 from domain.fairness import deal_key, shuffled_deck
 from domain.names import bot_name
@@ -56,7 +56,7 @@ def _created(state: MatchState, e: MatchCreated) -> MatchState:
         turn_seconds=e.turn_seconds if isinstance(e.turn_seconds, int) else None,
         private=e.private is True,
         spectators=e.spectators is not False,
-        rematch_of=given(e.rematch_of),
+        rematch_of=optional(e.rematch_of),
     )
     names = tuple(bot_name(e.bot_kind) if s in e.bots else None for s in range(e.seats))
     return replace(
@@ -124,7 +124,7 @@ def _floor_dealt(state: MatchState, e: FloorDealt) -> MatchState:
     moved = set(e.cards) | set(e.reburied)
     stock = tuple(filterfalse(moved.__contains__, state.stock)) + e.reburied
     return replace(
-        state, floor=e.cards, stock=stock, deadline=given(e.deadline), events=state.events + 1
+        state, floor=e.cards, stock=stock, deadline=optional(e.deadline), events=state.events + 1
     )
 
 
@@ -211,7 +211,7 @@ def _timed_out(timed_out: tuple[int, ...], event: CardPlayed) -> tuple[int, ...]
 def _card_played(state: MatchState, event: CardPlayed) -> MatchState:
     """A card played (R8-R12): it leaves the hand and takes from the floor or joins it."""
     seat = event.seat
-    deadline = given(event.deadline)
+    deadline = optional(event.deadline)
     timed_out = _timed_out(state.timed_out, event) if event.auto or state.timed_out else ()
     card = event.card
     hand = state.hands[seat]

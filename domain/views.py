@@ -12,7 +12,11 @@ from domain.state import MatchState, Status
 
 
 class TableView(msgspec.Struct, frozen=True, kw_only=True):
-    """What everyone at the table sees: floor, counts, scores, turn; no hand, no stock order."""
+    """What everyone at the table sees: floor, counts, scores, turn; no hand, no stock order.
+
+    The banner of a table reads from it: cards left to deal (``stock``), the carry pending
+    (``carry``, R20), whose turn (``turn``) and until when (``deadline``).
+    """
 
     match_id: str
     ruleset: str
@@ -37,6 +41,13 @@ class TableView(msgspec.Struct, frozen=True, kw_only=True):
     winner: int | None
     end_reason: str | None
     seq: int
+    # The turn clock (R25, R25a): when the seat on turn runs out (UTC text, or None: a bot on
+    # turn, no clock, or no turn), the table's turn time, and the seats whose latest turn ran out.
+    deadline: str | None = None
+    turn_seconds: int | None = None
+    timed_out: tuple[int, ...] = ()
+    rematch_of: str | None = None
+    rematch: str | None = None
 
 
 class SeatView(TableView, frozen=True, kw_only=True):
@@ -92,6 +103,11 @@ def _table_fields(state: MatchState, seq: int | None) -> dict[str, object]:
         "winner": state.winner,
         "end_reason": state.end_reason,
         "seq": state.events if seq is None else seq,
+        "deadline": state.deadline,
+        "turn_seconds": setup.turn_seconds,
+        "timed_out": state.timed_out,
+        "rematch_of": setup.rematch_of,
+        "rematch": state.rematch,
     }
 
 
