@@ -20,7 +20,15 @@ from typing import assert_never
 import msgspec
 from msgspec.structs import replace
 
-from domain.commands import CreateMatch, LeaveMatch, PlayCard, RecordRematch, TakeSeat
+from domain.commands import (
+    AbandonTable,
+    CreateMatch,
+    ExpireTurn,
+    LeaveMatch,
+    PlayCard,
+    RecordRematch,
+    TakeSeat,
+)
 from domain.decide import decide
 from domain.errors import RulesRefusalError
 from domain.events import (
@@ -41,7 +49,16 @@ from domain.fairness import commitment
 from domain.recorded import RecordedEvent, misnumbered
 from domain.rulesets import RULESETS, Classic
 from domain.state import INITIAL_STATE, MatchState
+from domain.times import utc_text
 from replays.audit_bots import BotReferee
+from replays.audit_clock import (
+    at_ms,
+    check_clock_cause,
+    deadline_of,
+    is_clock_act,
+    settle_deadline,
+    without_deadline,
+)
 from replays.audit_deals import compare_deal, compare_floor, compare_round_started
 from replays.audit_play import BASRA_RULING, compare_play
 from replays.audit_scores import compare_end, compare_score
@@ -134,7 +151,12 @@ class _Auditor:
                         f"seq {item.seq} is where seq {index} belongs: a stream is numbered 1, 2,"
                         " 3… with no gap and no repeat",
                     )
-                event = self.judge(index, item.event)
+                check_clock_cause(
+                    item.event,
+                    item.caused_by,
+                    is_clock_act(item.event, self.state.deadline) and not self.expected,
+                )
+                event = self.judge(index, item.event, at_ms(item.at))
                 self.trail.check_cause(item.event, item.caused_by, self.state)
                 self.trail.check_time(index, item.at)
                 if index == 1 and isinstance(event, MatchCreated):
@@ -158,8 +180,8 @@ class _Auditor:
 
     # --- one event -------------------------------------------------------------------------
 
-    def judge(self, seq: int, event: Event) -> Event:
-        """The event as the rules state it, or raise ``Diverged``."""
+    def judge(self, seq: int, event: Event, now_ms: int | None = None) -> Event:
+        """The event as the rules state it, or raise ``Diverged``; ``now_ms`` is its record time."""
         if seq == 1:
             if not isinstance(event, MatchCreated):
                 raise Diverged(
@@ -172,10 +194,16 @@ class _Auditor:
             raise Diverged(
                 "extra", f"the match ended at seq {self.ended_at}; no event may follow its end"
             )
+        # R25: the deadline is checked apart from the rest, within the clock's tolerance.
+        recorded_deadline = deadline_of(event)
+        event = without_deadline(event)
         if self.expected:
-            judged = self.compare(event, self.expected.popleft())
+            wanted = self.expected.popleft()
+            judged = self.compare(event, without_deadline(wanted))
         else:
-            judged = self.answer(event)
+            wanted = self.answer(event, now_ms)
+            judged = self.compare(event, without_deadline(wanted))
+        judged = settle_deadline(judged, recorded_deadline, deadline_of(wanted), now_ms)
         if isinstance(judged, MatchEnded):
             self.ended_at = seq
         return judged
@@ -200,6 +228,7 @@ class _Auditor:
             bots=event.bots,
             bot_kind=event.bot_kind,
             client_seeds=event.client_seeds,
+            turn_seconds=event.turn_seconds if isinstance(event.turn_seconds, int) else None,
         )
         try:
             made = decide(INITIAL_STATE, command)
@@ -223,21 +252,36 @@ class _Auditor:
         self.expected.extend(made[1:])
         return event
 
-    def answer(self, event: Event) -> Event:
-        """An event that answers a request: re-decide the request from the position before it."""
-        command: PlayCard | TakeSeat | LeaveMatch | RecordRematch
+    def answer(self, event: Event, now_ms: int | None) -> Event:
+        """What the rules make of the request ``event`` answers, re-decided from the position
+        before it at the time it was recorded (``now_ms``); the first of the events it makes."""
+        command: PlayCard | TakeSeat | LeaveMatch | RecordRematch | ExpireTurn | AbandonTable
+        deadline = self.state.deadline
         match tagged(event):
+            case CardPlayed(seat=seat, card=card, auto=True) as played if deadline is not None:
+                # R25: the clock played for the seat; it may only once the deadline has passed.
+                self.bots.check(played, self.state)
+                command = ExpireTurn(seat, deadline, self._clock_time(now_ms))
+                what = f"the clock cannot play for seat {seat} at {self._when(now_ms)}"
             case CardPlayed(seat=seat, card=card, auto=auto) as played:
                 self.bots.check(played, self.state)
-                command = PlayCard(seat, card, auto)
+                command = PlayCard(seat, card, auto, now_ms)
                 what = f"seat {seat} cannot play {card_name(card)}"
             case SeatTaken(
                 seat=seat, name=name, token_id=token_id, token_hash=token_hash, player_id=pid
             ):
                 command = TakeSeat(
-                    seat, name, token_id, token_hash, pid if isinstance(pid, str) else None
+                    seat, name, token_id, token_hash, pid if isinstance(pid, str) else None, now_ms
                 )
                 what = f"{name!r} cannot take seat {seat}"
+            case MatchEnded(reason="timeout", seat=seat) if (
+                deadline is not None and seat is not None
+            ):
+                command = ExpireTurn(seat, deadline, self._clock_time(now_ms))
+                what = f"the clock cannot end the match at {self._when(now_ms)}"
+            case MatchEnded(reason="abandoned", seat=None):
+                command = AbandonTable(self._clock_time(now_ms))
+                what = "the table cannot be closed as abandoned"
             case MatchEnded(reason=reason, seat=seat):
                 if reason in _RESULT_REASONS:
                     raise Diverged(
@@ -262,7 +306,15 @@ class _Auditor:
         except RulesRefusalError as error:
             raise Diverged(event_kind(event), f"{what}: {error.message}") from None
         self.expected.extend(made[1:])
-        return self.compare(event, made[0])
+        return made[0]
+
+    def _clock_time(self, now_ms: int | None) -> int:
+        if now_ms is None:
+            raise Diverged("clock", "the clock acted, but the time it was recorded is unreadable")
+        return now_ms
+
+    def _when(self, now_ms: int | None) -> str:
+        return "an unreadable time" if now_ms is None else utc_text(now_ms)
 
     def awaiting(self) -> str:
         """What the rules wait for at this position, in words."""

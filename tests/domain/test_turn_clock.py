@@ -330,18 +330,18 @@ def test_plays_and_expiries_interleaved_keep_every_card_and_an_idle_table_ends(
             break
         assert _accounted(state) == sorted(DECK)
         now += delay
-        seat = state.turn
-        assert seat is not None and state.deadline is not None
+        seat, deadline = state.turn, state.deadline
+        assert seat is not None and deadline is not None
         if fire:
             try:
-                state = _run(state, ExpireTurn(seat, state.deadline, now))
+                state = _run(state, ExpireTurn(seat, deadline, now))
             except DeadlineNotReachedError:
-                assert now < _ms(state.deadline)
+                assert now < _ms(deadline)
         else:
             try:
                 state = _run(state, PlayCard(seat, state.hands[seat][-1], now_ms=now))
             except TurnExpiredError:
-                assert now >= _ms(state.deadline)
+                assert now >= _ms(deadline)
     # when nobody plays any more and only the clock acts
     fired = 0
     while state.status == "playing":

@@ -78,15 +78,25 @@ def test_a_forged_dispute_trail_is_refused_at_its_line(
 
 @pytest.mark.parametrize(
     ("seq", "cause"),
-    [(9, "server"), (9, "import"), (9, "clock"), (9, None), (10, "server"), (4, "server")],
+    [(9, "server"), (9, "import"), (9, None), (10, "server"), (4, "server")],
 )
 def test_causes_that_are_not_seats_stay_valid(seq: int, cause: str | None) -> None:
-    # given a file whose play or deal is caused by the server, the clock or an import
+    # given a file whose play or deal is caused by the server or an import
     lines = _with(_lines("golden-classic-4"), seq, caused_by=cause)
     if cause is None:
         del lines[seq]["caused_by"]
     # then it reads
     assert len(load_replay(_file(lines)).events) == len(lines) - 1
+
+
+def test_a_persons_own_play_caused_by_the_clock_is_refused() -> None:
+    # given a person's own play (not auto) recorded as caused by the clock
+    lines = _with(_lines("golden-classic-4"), 9, caused_by="clock")
+    # then verify refuses it at its seq: the clock only plays for a seat whose turn ran out (R25)
+    report = audit(parse_replay(_file(lines)).events)
+    assert report.divergence is not None
+    assert (report.divergence.seq, report.divergence.kind) == (9, "trail")
+    assert "clock" in report.divergence.explanation
 
 
 @settings(max_examples=25, deadline=None)
