@@ -138,6 +138,10 @@ def render_frame(position: Position, divergence: Divergence | None = None) -> st
         *_side_rows(view),
     ]
     turn = f"seat {view.turn}" if view.turn is not None else "nobody"
+    if view.deadline is not None:
+        turn += f" until {view.deadline} (R25)"
+    if view.timed_out:
+        turn += f" · run out: seat {', '.join(str(s) for s in view.timed_out)} (R25a)"
     lines.append(f"carry {view.carry} · turn: {turn}")
     end = _end_line(view)
     if end is not None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import assert_never
 
+import msgspec
+
 from domain.cards import Card, display
 from domain.events import (
     CardPlayed,
@@ -44,7 +46,8 @@ def describe_play(event: CardPlayed) -> str:
     if event.auto:
         text += " (played for it: its clock ran out, R25)"
     if not event.captured:
-        return text + ": trails"  # R12: a card that takes nothing joins the floor
+        # R12: a card that takes nothing joins the floor
+        return text + ": trails" + _until(event.deadline)
     if event.sweep:
         text += ": sweeps " + cards_text(event.captured)  # R10, R11
     elif event.groups:
@@ -53,7 +56,14 @@ def describe_play(event: CardPlayed) -> str:
         text += ": takes " + cards_text(event.captured)
     if event.basra:
         text += f", Basra +{event.basra}"
-    return text
+    return text + _until(event.deadline)
+
+
+def _until(deadline: str | msgspec.UnsetType) -> str:
+    """R25: the deadline the next turn passed with, in words (nothing when no clock runs)."""
+    if not isinstance(deadline, str):
+        return ""
+    return f"; the next seat has until {deadline} to play (R25)"
 
 
 def _describe_deal(event: CardsDealt, viewer: int) -> str:
@@ -87,13 +97,17 @@ def _describe_scored(event: RoundScored) -> str:
 
 def _describe_ended(event: MatchEnded) -> str:
     totals = "–".join(str(t) for t in event.totals)
+    if event.reason == "abandoned" and event.seat is None:
+        return f"the clock closes the table: nobody came in time, no winner, {totals}"
     if event.reason in ("forfeit", "timeout", "abandoned") and event.seat is not None:
         who = f"seat {event.seat}"
         verb = {"forfeit": "leaves", "timeout": "runs out of time", "abandoned": "abandons"}
         head = f"{who} {verb[event.reason]}"
         if event.winner is None:
             return f"{head}: the match ends with no winner, {totals}"
-        return f"{head}: side {event.winner} wins by forfeit, {totals}"  # R25, R26
+        if event.reason == "timeout":
+            return f"{head}: side {event.winner} wins by timeout (R25), {totals}"
+        return f"{head}: side {event.winner} wins by forfeit, {totals}"  # R26
     reason = {"target": "reaching the target", "round_limit": "the round limit"}.get(
         event.reason, event.reason
     )
@@ -122,11 +136,11 @@ def describe(event: Event, viewer: int = SUPPORT) -> str:
             return describe_play(played)
         case CardsDealt() as dealt:
             return _describe_deal(dealt, viewer)
-        case FloorDealt(round=number, cards=cards, reburied=reburied):
+        case FloorDealt(round=number, cards=cards, reburied=reburied, deadline=deadline):
             text = f"the floor is turned for round {number}: {cards_text(cards)}"
             if reburied:
                 text += f"; {cards_text(reburied)} sent back to the stock (R4)"
-            return text
+            return text + _until(deadline)
         case RoundStarted(round=number, dealer=dealer):
             return f"round {number} begins; seat {dealer} deals"
         case RoundScored() as scored:
@@ -144,7 +158,8 @@ def describe(event: Event, viewer: int = SUPPORT) -> str:
 
 
 def describe_cause(caused_by: str | None) -> str:
-    """Who caused an event, in words: a seat through its token, a bot, the server or an import."""
+    """Who caused an event, in words: a seat through its token, a bot, the server, the clock or an
+    import."""
     if caused_by is None:
         return "not recorded"
     kind, _, rest = caused_by.partition(":")
@@ -157,6 +172,8 @@ def describe_cause(caused_by: str | None) -> str:
         return f"the bot at seat {rest}"
     if caused_by == "server":
         return "the server"
+    if caused_by == "clock":
+        return "the turn clock (R25)"
     if caused_by == "import":
         return "an import"
     if caused_by == "import:synthesised":

@@ -5,7 +5,14 @@ from __future__ import annotations
 import pytest
 
 from domain.cards import display
-from domain.events import CardPlayed, LastPickup, MatchEnded, RoundScored, SideScore
+from domain.events import (
+    CardPlayed,
+    FloorDealt,
+    LastPickup,
+    MatchEnded,
+    RoundScored,
+    SideScore,
+)
 from domain.redaction import SUPPORT
 from replays.cursor import MatchCursor
 from replays.render import render_frame, report
@@ -68,6 +75,7 @@ def test_a_round_score_and_an_end_in_words() -> None:
         ("seat:1/token:t-9", "seat 1 through token t-9"),
         ("bot:3", "the bot at seat 3"),
         ("server", "the server"),
+        ("clock", "the turn clock (R25)"),
         ("import", "an import"),
         (None, "not recorded"),
     ],
@@ -124,3 +132,22 @@ def test_a_report_is_the_frame_as_data() -> None:
     assert data.seq == 20 and data.viewer == 3
     assert data.action == describe(cursor.position(20, 3).event, 3)
     assert data.caused_by is None
+
+
+def test_the_clock_in_words_deadlines_timeouts_auto_plays_and_abandoned_tables() -> None:
+    # given a play and a floor that pass the turn with a deadline, and the clock's acts (R25)
+    deadline = "2027-01-15T08:00:20.000000Z"
+    played = CardPlayed(1, "KH", (), 0, auto=True, deadline=deadline)
+    floor = FloorDealt(round=2, cards=("2C", "3D", "4H", "5S"), reburied=(), deadline=deadline)
+    # then each says it in words
+    assert describe_play(played) == (
+        "seat 1 plays K♥ (played for it: its clock ran out, R25): trails;"
+        f" the next seat has until {deadline} to play (R25)"
+    )
+    assert describe(floor).endswith(f"; the next seat has until {deadline} to play (R25)")
+    assert describe(MatchEnded(1, "timeout", (10, 20), seat=0)) == (
+        "seat 0 runs out of time: side 1 wins by timeout (R25), 10–20"
+    )
+    assert describe(MatchEnded(None, "abandoned", (0, 0))) == (
+        "the clock closes the table: nobody came in time, no winner, 0–0"
+    )
