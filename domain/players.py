@@ -7,6 +7,7 @@ rotation replaces it for every API process the moment it is appended.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Final, TypeAlias
 
@@ -14,6 +15,7 @@ import msgspec
 
 from domain.errors import InvalidNameError, PlayerNameErasedError
 from domain.names import seat_name
+from domain.state import MatchState
 
 PLAYER_ID_PREFIX: Final = "p-"
 """How a player's id (and so the id of the player's stream) begins."""
@@ -139,3 +141,22 @@ def fold_player(events: list[PlayerEvent]) -> PlayerState | None:
 
 PLAYER_EVENT_DECODER: Final = msgspec.json.Decoder(AnyPlayerEvent)
 """Decodes one JSON player event by its ``type`` tag."""
+
+
+def resolve_names(state: MatchState, shown: Mapping[str, str]) -> MatchState:
+    """``state`` with each registered player's seat under the name ``shown`` gives for their id.
+
+    A match records who sat down by id; the name shown is the player's name now, so a rename
+    shows everywhere and an erased name shows as ``deleted player`` from then on.
+    """
+    if not state.player_ids:
+        return state
+    names = tuple(
+        shown.get(pid, DELETED_NAME) if (pid := _at(state.player_ids, seat)) else name
+        for seat, name in enumerate(state.names)
+    )
+    return msgspec.structs.replace(state, names=names)
+
+
+def _at(ids: tuple[str | None, ...], seat: int) -> str | None:
+    return ids[seat] if seat < len(ids) else None

@@ -16,6 +16,7 @@ from litestar.openapi.plugins import RedocRenderPlugin, SwaggerRenderPlugin
 
 from app.api.controllers.live import EventsController
 from app.api.controllers.matches import MatchesController
+from app.api.controllers.players import PlayersController
 from app.api.controllers.replay import ReplayController
 from app.api.controllers.seat import SeatController
 from app.api.controllers.tickets import TicketsController
@@ -81,6 +82,7 @@ def create_app(
     app = Litestar(
         route_handlers=[
             MatchesController,
+            PlayersController,
             SeatController,
             EventsController,
             ReplayController,

@@ -27,15 +27,18 @@ from app.api.runtime import ApiRuntime
 from app.api.tokens import (
     AGENT_PREFIX,
     TICKET_PREFIX,
+    PlayerClaim,
     TokenClaim,
     bearer,
     hash_token,
     is_agent_token,
     read_claim,
+    read_player_claim,
     same_hash,
 )
 from app.errors import AgentRevokedError, MatchNotFoundError, UnknownTicketError
 from domain.access import ENV_AGENT
+from domain.players import PlayerState
 from domain.redaction import SUPPORT
 
 QUERY_REFUSED_PREFIXES = ("player_", AGENT_PREFIX)
@@ -53,6 +56,8 @@ class Principal(msgspec.Struct, frozen=True):
     token_id: str | None = None
     agent: str | None = None
     """The support agent's name (``env`` for ``BASRA_SUPPORT_TOKEN``); None for a seat."""
+    player_id: str | None = None
+    """The player who came in with their player token on the seat they hold."""
 
     @property
     def is_support(self) -> bool:
@@ -64,6 +69,8 @@ class Principal(msgspec.Struct, frozen=True):
         """The ``caused_by`` of what this caller appends (``seat:N/token:ID``, ``support:NAME``)."""
         if self.is_support:
             return f"support:{self.agent or ENV_AGENT}"
+        if self.player_id is not None:
+            return f"seat:{self.seat}/player:{self.player_id}"
         return f"seat:{self.seat}/token:{self.token_id}"
 
 
@@ -86,6 +93,10 @@ async def authenticate(
         return Principal(match_id, SUPPORT, agent=ENV_AGENT)
     if is_agent_token(token):
         return await _agent(runtime, token, match_id, allow_support)
+    player_claim = read_player_claim(token)
+    if player_claim is not None:
+        player = await _player(runtime, player_claim)
+        return await _player_seat(runtime, player, match_id, seat)
     claim = read_claim(token)
     if claim is None or not await _proves(runtime, claim):
         raise UnknownTokenError("the token is not valid")
@@ -171,3 +182,40 @@ async def _proves(runtime: ApiRuntime, claim: TokenClaim) -> bool:
     except MatchNotFoundError:
         return False
     return same_hash(facts.token_hashes.get(claim.seat), claim.token_hash)
+
+
+async def authenticate_player(runtime: ApiRuntime, authorization: str | None) -> PlayerState:
+    """The player whose token is in the ``Authorization`` header, as their stream says now."""
+    token = bearer(authorization)
+    if token is None:
+        raise MissingTokenError("this route needs an 'Authorization: Bearer PLAYER_TOKEN' header")
+    claim = read_player_claim(token)
+    if claim is None:
+        raise UnknownTokenError("this route needs a player token")
+    return await _player(runtime, claim)
+
+
+async def _player(runtime: ApiRuntime, claim: PlayerClaim) -> PlayerState:
+    """The claimed player, read from their stream (never a cache: a rotation counts at once)."""
+    player = await runtime.call(runtime.players.load, claim.player_id)
+    if player is None or not same_hash(player.token_hash, claim.token_hash):
+        raise UnknownTokenError("the token is not valid")
+    return player
+
+
+async def _player_seat(
+    runtime: ApiRuntime, player: PlayerState, match_id: str, seat: int | None
+) -> Principal:
+    """The seat of ``match_id`` that ``player`` holds (403 when none, or another than ``seat``)."""
+    cached = runtime.facts.cached(match_id)
+    held = cached.player_seats.get(player.player_id) if cached is not None else None
+    if held is None:
+        facts = await runtime.call(runtime.facts.refresh, match_id)
+        if facts.upto == 0:
+            raise MatchNotFoundError(match_id)
+        held = facts.player_seats.get(player.player_id)
+    if held is None:
+        raise WrongMatchError("the player holds no seat of this match")
+    if seat is not None and seat != held:
+        raise WrongSeatError(f"the player holds seat {held}, not seat {seat}")
+    return Principal(match_id, held, None, player_id=player.player_id)

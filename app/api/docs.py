@@ -68,15 +68,15 @@ def body_schema(body_type: type[msgspec.Struct]) -> dict[str, Any]:
     return schema
 
 
-def json_body(body_type: type[msgspec.Struct]) -> type[Operation]:
-    """An Operation class declaring ``body_type`` as the route's required JSON body.
+def json_body(body_type: type[msgspec.Struct], *, required: bool = True) -> type[Operation]:
+    """An Operation class declaring ``body_type`` as the route's JSON body (required or not).
 
     Handlers read their body themselves (app.api.bodies), so Litestar sees no ``data`` parameter
     and would document none; this puts the strict decoder's own schema in the document.
     """
     body = RequestBody(
         content={"application/json": OpenAPIMediaType(schema=body_schema(body_type))},  # type: ignore[arg-type]
-        required=True,
+        required=required,
         description=body_type.__doc__,
     )
 

@@ -62,6 +62,7 @@ class MatchFacts:
     upto: int = 0
     token_hashes: dict[int, str] = field(default_factory=dict)
     token_ids: dict[int, str] = field(default_factory=dict)
+    player_seats: dict[str, int] = field(default_factory=dict)  # seats never change hands
     requests: dict[str, RequestRecord] = field(default_factory=dict)  # by request_scope
     ended: bool = False
 
@@ -79,6 +80,8 @@ class MatchFacts:
                         self.token_hashes[event.seat] = event.token_hash
                         if event.token_id is not None:
                             self.token_ids[event.seat] = event.token_id
+                    if isinstance(event.player_id, str):
+                        self.player_seats[event.player_id] = event.seat
                 case MatchEnded():
                     self.ended = True
                 case (

@@ -28,6 +28,7 @@ from app.api.schemas import (
 from app.api.tokens import issue_token
 from app.errors import ConflictError
 from app.service import MatchService
+from app.service.players import PlayerService
 from domain.cards import parse_card
 from domain.errors import CardNotInHandError, MatchEndedError, NotYourTurnError
 from domain.events import (
@@ -43,8 +44,10 @@ from domain.events import (
 )
 from domain.evolve import fold
 from domain.fairness import secret_from_text_seed
+from domain.players import resolve_names
 from domain.recorded import RecordedEvent, event_line
 from domain.redaction import EVERYONE, SUPPORT
+from domain.state import MatchState
 from domain.views import SeatView, SupportView, TableView, preview_play, seat_view, support_view
 from domain.views import table_view as public_view
 from replays.replay_file import write_replay
@@ -146,9 +149,15 @@ def create_match(
 
 
 def take_seat(
-    service: MatchService, match_id: str, seat: int, name: str, request_id: str
+    service: MatchService,
+    match_id: str,
+    seat: int,
+    name: str,
+    request_id: str,
+    player_id: str | None = None,
 ) -> SeatTokenResponse:
-    """Seat a person and give them the seat's bearer token; only its hash is stored."""
+    """Seat a person (a registered player when ``player_id`` is given) and give them the seat's
+    bearer token; only its hash is stored."""
     issued = issue_token(match_id, seat)
     recorded = service.take_seat(
         match_id,
@@ -158,6 +167,7 @@ def take_seat(
         token_hash=issued.token_hash,
         caused_by=f"seat:{seat}/token:{issued.token_id}",
         request_id=request_id,
+        player_id=player_id,
     )
     taken = recorded[0].event
     if not isinstance(taken, SeatTaken):
@@ -173,14 +183,24 @@ def take_seat(
     )
 
 
-def table(service: MatchService, match_id: str) -> TableView:
-    """The public table: no hand at all (R23)."""
-    return public_view(service.load(match_id))
-
-
-def view(service: MatchService, match_id: str, seat: int) -> SeatView | SupportView:
-    """The table as ``seat`` sees it, or support's view for SUPPORT."""
+def named(service: MatchService, players: PlayerService | None, match_id: str) -> MatchState:
+    """The match with each registered player's seat under the player's name now."""
     state = service.load(match_id)
+    if players is None or not state.player_ids:
+        return state
+    return resolve_names(state, players.shown_names(state.player_ids))
+
+
+def table(service: MatchService, match_id: str, players: PlayerService | None = None) -> TableView:
+    """The public table: no hand at all (R23)."""
+    return public_view(named(service, players, match_id))
+
+
+def view(
+    service: MatchService, match_id: str, seat: int, players: PlayerService | None = None
+) -> SeatView | SupportView:
+    """The table as ``seat`` sees it, or support's view for SUPPORT."""
+    state = named(service, players, match_id)
     if seat == SUPPORT:
         return support_view(state)
     return seat_view(state, seat)

@@ -16,6 +16,7 @@ from app.api.facts import FactsCache
 from app.api.settings import ApiSettings
 from app.service import MatchService
 from app.service.access import AccessService
+from app.service.players import PlayerService
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -29,6 +30,7 @@ class ApiRuntime:
         self.settings = settings
         self.facts = FactsCache(service)
         self.access = AccessService(service.store)
+        self.players = PlayerService(service.store)
         notifications = getattr(service, "notifications_after", None)
         self.broker = EventBroker(notifications, settings.follow_every_seconds)
         # The store is synchronous (docs/architecture.md L6): a bounded pool of threads calls it.

@@ -115,11 +115,15 @@ class MatchService:
         token_hash: str | None = None,
         caused_by: str = "server",
         request_id: str | None = None,
+        player_id: str | None = None,
     ) -> list[RecordedEvent]:
-        """Seat a person; the last seat taken deals round 1, and bots on turn then play."""
+        """Seat a person (``player_id``: a registered player); the last seat taken deals round 1,
+        and bots on turn then play."""
         before = self.load(match_id)
         steps: Steps = []
-        command = TakeSeat(seat=seat, name=name, token_id=token_id, token_hash=token_hash)
+        command = TakeSeat(
+            seat=seat, name=name, token_id=token_id, token_hash=token_hash, player_id=player_id
+        )
         state = bot_turns(apply(before, command, caused_by, steps), steps)
         return self._commit(match_id, before, state, steps, request_id)
 

@@ -34,7 +34,7 @@ class SeatController(Controller):
         who = await authenticate(
             runtime, request.headers.get("authorization"), match_id, seat=optional_seat(seat)
         )
-        view = await runtime.call(ops.view, runtime.service, match_id, who.seat)
+        view = await runtime.call(ops.view, runtime.service, match_id, who.seat, runtime.players)
         await record_support_access(runtime, who, "view")
         return view
 
