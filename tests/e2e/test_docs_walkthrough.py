@@ -90,7 +90,7 @@ def test_the_api_walkthrough_runs_as_written(tmp_path: Path) -> None:
             assert "error" not in body, (block, body)
     seated = next(o for b, _, o in outputs if "/seats/0" in b and "SEATED" in b)
     token = json.loads(seated.splitlines()[0])["token"]
-    assert re.fullmatch(r"m-[0-9a-f]{16}\.0\.[0-9a-f]{8}\.[\w-]{43}", token)
+    assert re.fullmatch(r"seat_m-[0-9a-f]{16}\.0\.[0-9a-f]{8}\.[\w-]{43}", token)
     played = next(o for b, _, o in outputs if "/plays" in b)
     assert json.loads(played)["events"][0]["type"] == "card_played"
     feed = next(o for b, _, o in outputs if "/events" in b and "Last-Event-ID" not in b)
@@ -102,4 +102,4 @@ def test_the_api_walkthrough_runs_as_written(tmp_path: Path) -> None:
     assert json.loads(lines[-1])["type"] == "match_ended"
     tokens = sorted(tmp_path.glob("token-*"))
     assert [p.name for p in tokens] == ["token-0", "token-1", "token-2", "token-3"]
-    assert all(p.read_text().startswith("m-") for p in tokens)
+    assert all(p.read_text().startswith("seat_m-") for p in tokens)
