@@ -232,3 +232,63 @@ def test_tickets_and_agent_tokens_never_come_back_nor_reach_a_log(api_app: Lites
     RedactTokens().filter(line)
     assert ticket not in line.getMessage() and agent not in line.getMessage()
     assert f"ticket={REDACTED}" in line.getMessage()
+
+
+def test_a_players_match_list_shows_no_card_and_only_their_own_matches(
+    api_service: MatchService, api_app: Litestar
+) -> None:
+    """Given two players at one table mid-round, when each reads their match list, then no
+    card of any hand is in it, and neither list names a match the other player alone sits in."""
+    from litestar.testing import TestClient
+
+    with TestClient(api_app) as client:
+        amal = client.post("/players", json={"name": "Amal"}).json()
+        noor = client.post("/players", json={"name": "Noor"}).json()
+        shared = client.post("/matches", json={"ruleset": "classic", "seats": 2}).json()
+        for seat, player in enumerate((amal, noor)):
+            taken = client.post(
+                f"/matches/{shared['match_id']}/seats/{seat}", headers=bearer(player["token"])
+            )
+            assert taken.status_code == 201, taken.text
+        alone = client.post("/matches", json={"ruleset": "classic", "seats": 2}).json()
+        client.post(f"/matches/{alone['match_id']}/seats/0", headers=bearer(amal["token"]))
+
+        lists = {
+            name: client.get("/players/me/matches", headers=bearer(p["token"]))
+            for name, p in (("amal", amal), ("noor", noor))
+        }
+
+    assert all(r.status_code == 200 for r in lists.values())
+    assert cards_in(lists["amal"].text) == cards_in(lists["noor"].text) == set()
+    assert alone["match_id"] in lists["amal"].text
+    assert alone["match_id"] not in lists["noor"].text
+    hands = [r.event for r in api_service.events(shared["match_id"])]
+    dealt = {c for e in hands if isinstance(e, CardsDealt) for h in e.hands if h for c in h}
+    assert dealt and not dealt & (cards_in(lists["amal"].text) | cards_in(lists["noor"].text))
+
+
+def test_a_player_token_opens_no_other_seat_and_no_other_players_record(
+    api_app: Litestar,
+) -> None:
+    """Given Amal and Noor at one table, when Noor's token asks for Amal's seat, then 403;
+    and /players/me answers only with the token holder's own record."""
+    from litestar.testing import TestClient
+
+    with TestClient(api_app) as client:
+        amal = client.post("/players", json={"name": "Amal"}).json()
+        noor = client.post("/players", json={"name": "Noor"}).json()
+        match_id = client.post("/matches", json={"ruleset": "classic", "seats": 2}).json()[
+            "match_id"
+        ]
+        client.post(f"/matches/{match_id}/seats/0", headers=bearer(amal["token"]))
+        client.post(f"/matches/{match_id}/seats/1", headers=bearer(noor["token"]))
+
+        other_seat = client.get(f"/matches/{match_id}/view?seat=0", headers=bearer(noor["token"]))
+        own = client.get(f"/matches/{match_id}/view", headers=bearer(noor["token"]))
+        me = client.get("/players/me", headers=bearer(noor["token"]))
+
+    assert other_seat.status_code == 403
+    assert other_seat.json()["error"]["code"] == "wrong_seat"
+    assert own.status_code == 200 and own.json()["seat"] == 1
+    assert me.json()["player_id"] == noor["player_id"]
+    assert amal["player_id"] not in me.text and amal["token"] not in me.text
