@@ -6,11 +6,51 @@ The store is a SQLite file (``--db``, one process) or a PostgreSQL database
 
 from __future__ import annotations
 
+import os
 from typing import Annotated
 
 import typer
 
 from cli.common import DbOption, app, echo_err, handles_errors
+from cli.shell import InvalidOptionError
+
+
+def _access_settings(
+    cors_origins: list[str], trusted_proxies: list[str], rate_limits: list[str]
+) -> str:
+    """Put the options into the environment every server process reads, checked; a summary.
+
+    An option given replaces its variable (``BASRA_CORS_ORIGINS``, ``BASRA_TRUSTED_PROXIES``);
+    ``--rate-limit`` items apply over ``BASRA_RATE_LIMITS``'s.
+    """
+    from app.api.client_address import parse_proxies
+    from app.api.settings import ApiSettings
+
+    given = {
+        "BASRA_CORS_ORIGINS": " ".join(cors_origins),
+        "BASRA_TRUSTED_PROXIES": " ".join(trusted_proxies),
+        "BASRA_RATE_LIMITS": " ".join([os.environ.get("BASRA_RATE_LIMITS", ""), *rate_limits]),
+    }
+    given = {name: value.strip() for name, value in given.items() if value.strip()}
+    try:
+        settings = ApiSettings.from_env(os.environ | given)
+        parse_proxies(settings.trusted_proxies)
+        for origin in settings.cors_origins:
+            _check_origin(origin)
+    except ValueError as error:
+        raise InvalidOptionError(str(error)) from None
+    os.environ.update(given)  # checked: now for this process and the workers it starts
+    origins = ", ".join(settings.cors_origins) or "none"
+    proxies = ", ".join(settings.trusted_proxies) or "none"
+    limits = settings.limits.describe()
+    return f"CORS origins: {origins}; trusted proxies: {proxies}; limits: {limits}"
+
+
+def _check_origin(origin: str) -> None:
+    """An origin is ``scheme://host[:port]`` with nothing after it."""
+    scheme, sep, rest = origin.partition("://")
+    if scheme not in ("http", "https") or not sep or not rest or "/" in rest:
+        raise ValueError(f"a CORS origin is written https://host[:port], not {origin!r}")
 
 
 @app.command()
@@ -34,10 +74,40 @@ def serve(
     server: Annotated[
         str, typer.Option(help="ASGI server: uvicorn, or granian when it is installed.")
     ] = "uvicorn",
+    cors_origin: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--cors-origin",
+            help="A browser origin allowed to call the API, e.g. https://play.example "
+            "(repeatable; default $BASRA_CORS_ORIGINS, else none).",
+            show_default=False,
+        ),
+    ] = None,
+    trusted_proxy: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--trusted-proxy",
+            help="A proxy address or CIDR range whose X-Forwarded-For is believed "
+            "(repeatable; default $BASRA_TRUSTED_PROXIES, else none).",
+            show_default=False,
+        ),
+    ] = None,
+    rate_limit: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--rate-limit",
+            help="A limit per client address, NAME=COUNT/UNIT or NAME=off (repeatable, over "
+            "$BASRA_RATE_LIMITS; defaults players=20/hour, matches=60/minute, "
+            "wrong_tokens=20/minute, feeds=32 open at once).",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Serve the HTTP API until interrupted (OpenAPI and a browsable page at /schema)."""
     from app.api.server import ServeOptions, describe, serve_until_stopped
     from app.config import StoreConfig
+
+    access = _access_settings(cors_origin or [], trusted_proxy or [], rate_limit or [])
 
     options = ServeOptions(
         host=host,
@@ -53,5 +123,6 @@ def serve(
         echo_err(
             f"basra API on http://{host}:{port} ({server}, {workers} worker(s)), {describe(config)}"
         )
+        echo_err(access)
 
     serve_until_stopped(options, announce)

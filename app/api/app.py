@@ -22,6 +22,15 @@ from app.api.controllers.seat import SeatController
 from app.api.controllers.tickets import TicketsController
 from app.api.docs import COMPONENTS, errors, fixed_length_arrays
 from app.api.error_handlers import EXCEPTION_HANDLERS
+from app.api.errors import RateLimitedError
+from app.api.limits import (
+    AbuseCounters,
+    cors_config,
+    document_limits,
+    handle_rate_limited,
+    limit_middleware,
+    with_edge,
+)
 from app.api.params import Runtime
 from app.api.runtime import ApiRuntime, runtime_of
 from app.api.settings import ApiSettings
@@ -64,6 +73,8 @@ def create_app(
     file ``db`` unless PostgreSQL is configured (app.config).
     """
     settings = settings or ApiSettings.from_env()
+    cors = cors_config(settings.cors_origins)
+    counters = AbuseCounters(settings.limits)  # this process's counts (docs/api.md, limits)
 
     @asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
@@ -86,10 +97,13 @@ def create_app(
             SeatController,
             EventsController,
             ReplayController,
+            TicketsController,
             health,
         ],
         dependencies={"runtime": Provide(runtime_of, sync_to_thread=False)},
-        exception_handlers=EXCEPTION_HANDLERS,  # type: ignore[arg-type]
+        exception_handlers={**EXCEPTION_HANDLERS, RateLimitedError: handle_rate_limited},  # type: ignore[dict-item]
+        middleware=limit_middleware(settings.limits, counters),
+        cors_config=cors,
         lifespan=[lifespan],
         request_max_body_size=settings.max_body_bytes,
         openapi_config=OpenAPIConfig(
@@ -97,7 +111,6 @@ def create_app(
             version=API_VERSION,
             description=(
                 "Create matches, take seats, view, preview and play cards, follow live events "
-            TicketsController,
                 "(SSE) and fetch replay files. Every 4xx (and 5xx) body is "
                 '`{"error": {"code", "message"}}`.'
             ),
@@ -107,4 +120,6 @@ def create_app(
         ),
     )
     fixed_length_arrays(app.openapi_schema)  # built here, before it is first served
+    document_limits(app.openapi_schema)
+    app.asgi_handler = with_edge(app.asgi_handler, settings, cors)
     return app

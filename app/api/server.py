@@ -135,6 +135,9 @@ def _uvicorn_options(options: ServeOptions) -> dict[str, Any]:
         "log_level": options.log_level,
         "timeout_graceful_shutdown": GRACEFUL_SHUTDOWN_SECONDS,
         "lifespan": "on",
+        # The client's address is the app's to decide, from --trusted-proxy only (app.api.limits):
+        # uvicorn would otherwise take X-Forwarded-For from any peer on 127.0.0.1.
+        "proxy_headers": False,
     }
 
 

@@ -11,6 +11,7 @@ from litestar import Litestar
 from litestar.testing import TestClient
 
 from app.api.app import create_app
+from app.api.limits_config import NO_LIMITS
 from app.api.settings import ApiSettings
 from app.config import PostgresSettings
 from app.service import MatchService
@@ -20,12 +21,15 @@ from tests.app.conftest import postgres_url
 
 @pytest.fixture
 def api_settings() -> ApiSettings:
-    """Test mode (seeds allowed), a support token, short keep-alives, a quick follower."""
+    """Test mode (seeds allowed), a support token, short keep-alives, a quick follower, and no
+    abuse limits: these tests make many matches and wrong tokens quickly from one address (the
+    limits have tests of their own, test_api_limits.py)."""
     return ApiSettings(
         support_token=SUPPORT_TOKEN,
         test_mode=True,
         keepalive_seconds=1.0,
         follow_every_seconds=0.05,
+        limits=NO_LIMITS,
     )
 
 

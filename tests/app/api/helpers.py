@@ -86,7 +86,11 @@ class ThreadServer:
         self.port = self.sock.getsockname()[1]
         self.url = f"http://127.0.0.1:{self.port}"
         config = uvicorn.Config(
-            app, log_level="warning", lifespan="on", timeout_graceful_shutdown=1
+            app,
+            log_level="warning",
+            lifespan="on",
+            timeout_graceful_shutdown=1,
+            proxy_headers=False,  # as basra serve: the app reads forwarding headers itself
         )
         self.server = FeedClosingServer(config)
         self.thread = threading.Thread(

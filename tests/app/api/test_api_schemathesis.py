@@ -24,6 +24,7 @@ from schemathesis.schemas import BaseSchema
 from schemathesis.specs.openapi.checks import positive_data_acceptance
 
 from app.api.app import create_app
+from app.api.limits_config import NO_LIMITS
 from app.api.settings import ApiSettings
 from app.service import MatchService
 from tests.app.api.helpers import SUPPORT_TOKEN, HttpSteps, bearer, serving
@@ -61,7 +62,8 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     """A real API server over a SQLite file, for the whole module."""
     db: Path = tmp_path_factory.mktemp("schemathesis") / "basra.db"
     service = MatchService.open(db)
-    api_settings = ApiSettings(support_token=SUPPORT_TOKEN, test_mode=True)
+    # Limits off: the run sends hundreds of requests from one address (test_api_limits.py).
+    api_settings = ApiSettings(support_token=SUPPORT_TOKEN, test_mode=True, limits=NO_LIMITS)
     started = time.monotonic()
     try:
         with serving(create_app(service, settings=api_settings)) as server:

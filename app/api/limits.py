@@ -1,0 +1,335 @@
+"""CORS and the abuse limits of one API process (docs/api.md, "CORS and limits").
+
+Three layers:
+
+- ``Edge``, outside everything: the client's address (app.api.client_address) replaces the
+  socket peer in the request, so every limit and the access log see the client rather than its
+  proxy; and an ``Origin`` that is not allowed is dropped before Litestar's CORS, so other
+  origins get no CORS header at all.
+- Litestar's rate-limit middleware, once per counted route: registering players
+  (``POST /players``) and creating matches (``POST /matches``).
+- ``AbuseGuard``, around each route: wrong tokens (401s to a request that carried a token)
+  lock the address out of every route that takes a token for the rest of the window, and live
+  feeds open at once are counted per address. Neither is a request rate, which is all the
+  Litestar middleware counts.
+
+Every count lives in the memory of its process: with N processes an address gets up to N
+times each limit.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Final
+
+from litestar import Request, Response
+from litestar.config.cors import CORSConfig
+from litestar.enums import ScopeType
+from litestar.exceptions import TooManyRequestsException
+from litestar.middleware.base import DefineMiddleware
+from litestar.middleware.rate_limit import RateLimitConfig, RateLimitMiddleware
+from litestar.openapi.spec import OpenAPI, OpenAPIHeader, OpenAPIResponse, Operation, Schema
+from litestar.types import ASGIApp, Message, Receive, Scope, Send
+
+from app.api.client_address import Network, client_address, parse_proxies
+from app.api.error_handlers import error_response
+from app.api.errors import ErrorBody, RateLimitedError
+from app.api.limits_config import SECONDS, Limits, Rate
+from app.api.settings import ApiSettings
+
+ALLOW_HEADERS: Final = ("Authorization", "Content-Type", "Idempotency-Key", "Last-Event-ID")
+"""The request headers a browser may send from an allowed origin."""
+
+EXPOSE_HEADERS: Final = (
+    "Location",
+    "Retry-After",
+    "RateLimit-Limit",
+    "RateLimit-Remaining",
+    "RateLimit-Reset",
+    "RateLimit-Policy",
+)
+"""The response headers a script on an allowed origin may read."""
+
+ALLOW_METHODS: Final = ("GET", "POST", "PATCH", "DELETE", "OPTIONS")
+"""The methods of the API's routes."""
+
+FEED_RETRY_SECONDS: Final = 10
+"""The ``Retry-After`` of a feed refused for too many open ones (a feed may end any time)."""
+
+UNKNOWN_CLIENT: Final = "unknown"
+"""The address of a request whose peer the server does not know (a Unix socket)."""
+
+MAX_TRACKED: Final = 10_000
+"""Addresses tracked before the finished ones are forgotten."""
+
+_FEED_PATH: Final = re.compile(r"^/matches/[^/]+/events/?$")
+"""The live feed route."""
+
+
+def cors_config(origins: tuple[str, ...]) -> CORSConfig | None:
+    """Litestar's CORS for ``origins``; None (no CORS at all) when there are none."""
+    if not origins:
+        return None
+    return CORSConfig(
+        allow_origins=list(origins),
+        allow_methods=list(ALLOW_METHODS),
+        allow_headers=list(ALLOW_HEADERS),
+        expose_headers=list(EXPOSE_HEADERS),
+        allow_credentials=False,  # no cookies: tokens and tickets carry every credential
+        max_age=600,
+    )
+
+
+def _peer(scope: Scope) -> str:
+    client = scope.get("client")
+    return str(client[0]) if client else UNKNOWN_CLIENT
+
+
+class Edge:
+    """The outermost layer: the client's address, and only allowed origins reach CORS."""
+
+    def __init__(self, app: ASGIApp, proxies: tuple[Network, ...], cors: CORSConfig | None):
+        self.app = app
+        self.proxies = proxies
+        self.cors = cors
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Rewrite the request's client and headers, then pass it on."""
+        if scope["type"] == ScopeType.HTTP:
+            if self.proxies and scope.get("client"):
+                peer, port = scope["client"]  # type: ignore[misc]
+                found = client_address(peer, scope["headers"], self.proxies)
+                scope["client"] = (found or peer, port)
+            origin = next((v for k, v in scope["headers"] if k.lower() == b"origin"), None)
+            if origin is not None and (
+                self.cors is None or not self.cors.is_origin_allowed(origin.decode("latin-1"))
+            ):
+                scope["headers"] = [(k, v) for k, v in scope["headers"] if k.lower() != b"origin"]
+        await self.app(scope, receive, send)
+
+
+def with_edge(app_handler: ASGIApp, settings: ApiSettings, cors: CORSConfig | None) -> ASGIApp:
+    """``app_handler`` behind ``Edge`` when proxies or origins are configured."""
+    proxies = parse_proxies(settings.trusted_proxies)
+    if not proxies and cors is None:
+        return app_handler
+    return Edge(app_handler, proxies, cors)
+
+
+@dataclass
+class CountedRequests(RateLimitConfig):
+    """Litestar's rate limit on one route, naming what it counts when it refuses."""
+
+    label: str = "requests"
+
+
+class CountedRequestsMiddleware(RateLimitMiddleware):
+    """Litestar's rate-limit middleware, refusing in the API's own error shape."""
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Count the request; over the limit, ``rate_limited`` with ``Retry-After``."""
+        try:
+            await super().__call__(scope, receive, send)
+        except TooManyRequestsException as exc:
+            reset = int((exc.headers or {}).get(self.config.rate_limit_reset_header_key, "1"))
+            label = self.config.label if isinstance(self.config, CountedRequests) else "requests"
+            raise RateLimitedError(
+                f"too many {label} from this address; retry in {max(1, reset)} s", reset
+            ) from None
+
+
+def _route(method: str, path: str) -> Callable[[Request[Any, Any, Any]], bool]:
+    def counted(request: Request[Any, Any, Any]) -> bool:
+        return request.method == method and request.scope["path"].rstrip("/") == path
+
+    return counted
+
+
+def _identify(label: str) -> Callable[[Request[Any, Any, Any]], str]:
+    def identifier(request: Request[Any, Any, Any]) -> str:
+        return f"{label} {_peer(request.scope)}"  # one count per limit and address
+
+    return identifier
+
+
+def _request_limit(rate: Rate | None, method: str, path: str, label: str) -> list[DefineMiddleware]:
+    if rate is None:
+        return []
+    config = CountedRequests(
+        rate_limit=(rate.unit, rate.count),
+        check_throttle_handler=_route(method, path),
+        identifier_for_request=_identify(label),
+        middleware_class=CountedRequestsMiddleware,
+        label=label,
+    )
+    return [config.middleware]
+
+
+class AbuseCounters:
+    """Wrong tokens per address in fixed windows, and live feeds open per address."""
+
+    def __init__(self, limits: Limits, clock: Callable[[], float] = time.monotonic) -> None:
+        self.limits = limits
+        self.clock = clock
+        self._wrong: dict[str, tuple[float, int]] = {}  # address: (window end, count)
+        self._feeds: dict[str, int] = {}
+
+    def locked_for(self, address: str) -> int | None:
+        """Seconds until ``address`` may present a token again; None when it may now."""
+        rate = self.limits.wrong_tokens
+        window = self._wrong.get(address)
+        if rate is None or window is None:
+            return None
+        end, count = window
+        left = end - self.clock()
+        if left <= 0 or count < rate.count:
+            return None
+        return max(1, math.ceil(left))
+
+    def wrong_token(self, address: str) -> None:
+        """``address`` presented a token that authentication refused."""
+        rate = self.limits.wrong_tokens
+        if rate is None:
+            return
+        now = self.clock()
+        end, count = self._wrong.get(address, (0.0, 0))
+        if end <= now:
+            if len(self._wrong) >= MAX_TRACKED:
+                self._wrong = {a: w for a, w in self._wrong.items() if w[0] > now}
+            end, count = now + SECONDS[rate.unit], 0
+        self._wrong[address] = (end, count + 1)
+
+    def open_feed(self, address: str) -> bool:
+        """Count a feed opened by ``address``; False (nothing counted) when it has its fill."""
+        allowed = self.limits.feeds
+        open_now = self._feeds.get(address, 0)
+        if allowed is not None and open_now >= allowed:
+            return False
+        self._feeds[address] = open_now + 1
+        return True
+
+    def close_feed(self, address: str) -> None:
+        """A feed of ``address`` ended."""
+        left = self._feeds.get(address, 0) - 1
+        if left > 0:
+            self._feeds[address] = left
+        else:
+            self._feeds.pop(address, None)
+
+
+def _carries_token(scope: Scope) -> bool:
+    """The request presents a credential: a bearer header, a token or a ticket in the query."""
+    if any(k.lower() == b"authorization" for k, _ in scope["headers"]):
+        return True
+    query = scope.get("query_string", b"")
+    return b"access_token=" in query or b"ticket=" in query
+
+
+class AbuseGuard:
+    """Per route: an address locked out for wrong tokens, and its feeds open at once."""
+
+    def __init__(self, app: ASGIApp, counters: AbuseCounters) -> None:
+        self.app = app
+        self.counters = counters
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Refuse with ``rate_limited`` over a limit; count what the response says."""
+        if scope["type"] != ScopeType.HTTP:
+            await self.app(scope, receive, send)
+            return
+        address = _peer(scope)
+        counters = self.counters
+        if counters.limits.wrong_tokens is not None and _carries_token(scope):
+            wait = counters.locked_for(address)
+            if wait is not None:
+                raise RateLimitedError(
+                    f"too many wrong tokens from this address; retry in {wait} s", wait
+                )
+            send = self._counting_refusals(send, address)
+        if counters.limits.feeds is None or not _is_feed(scope):
+            await self.app(scope, receive, send)
+            return
+        if not counters.open_feed(address):
+            raise RateLimitedError(
+                f"too many live feeds open from this address ({counters.limits.feeds}); "
+                f"close one or retry in {FEED_RETRY_SECONDS} s",
+                FEED_RETRY_SECONDS,
+            )
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            counters.close_feed(address)
+
+    def _counting_refusals(self, send: Send, address: str) -> Send:
+        async def counting(message: Message) -> None:
+            if message["type"] == "http.response.start" and message["status"] == 401:
+                self.counters.wrong_token(address)
+            await send(message)
+
+        return counting
+
+
+def _is_feed(scope: Scope) -> bool:
+    return scope.get("method") == "GET" and _FEED_PATH.match(scope["path"]) is not None
+
+
+def limit_middleware(limits: Limits, counters: AbuseCounters) -> list[DefineMiddleware]:
+    """The route middleware of ``limits``: nothing at all for a limit that is off."""
+    middleware = _request_limit(limits.players, "POST", "/players", "players registered")
+    middleware += _request_limit(limits.matches, "POST", "/matches", "matches created")
+    if limits.wrong_tokens is not None or limits.feeds is not None:
+        middleware.append(DefineMiddleware(AbuseGuard, counters=counters))
+    return middleware
+
+
+def handle_rate_limited(_: Request[Any, Any, Any], exc: RateLimitedError) -> Response[ErrorBody]:
+    """429 ``rate_limited`` in the one error shape, with ``Retry-After`` in seconds."""
+    response = error_response(exc.code, exc.message, 429)
+    response.headers["Retry-After"] = str(exc.retry_after)
+    return response
+
+
+RATE_LIMITED_MEANING: Final = (
+    "Over a limit for this client address (`rate_limited`): matches created, players "
+    "registered, wrong tokens, live feeds open; wait `Retry-After` seconds"
+)
+"""What a 429 says in the OpenAPI document."""
+
+
+def document_limits(openapi: OpenAPI) -> None:
+    """Every operation may answer 429: a locked-out address is refused wherever it sends a
+    token, and the counted routes over their rate. Added in place when the app is built."""
+    for path_item in (openapi.paths or {}).values():
+        for name in ("get", "post", "patch", "put", "delete"):
+            operation = getattr(path_item, name, None)
+            if isinstance(operation, Operation):
+                _add_429(operation)
+
+
+def _add_429(operation: Operation) -> None:
+    responses = operation.responses if operation.responses is not None else {}
+    shape = next(
+        (
+            r.content
+            for status, r in responses.items()
+            if status[:1] in ("4", "5") and isinstance(r, OpenAPIResponse) and r.content
+        ),
+        None,
+    )
+    if shape is None or "429" in responses:
+        return
+    responses["429"] = OpenAPIResponse(
+        description=RATE_LIMITED_MEANING,
+        content=shape,
+        headers={
+            "Retry-After": OpenAPIHeader(
+                schema=Schema(type="integer", minimum=1),  # type: ignore[arg-type]
+                description="Seconds to wait before trying again",
+            )
+        },
+    )
+    operation.responses = responses
