@@ -8,7 +8,6 @@ rotation replaces it for every API process the moment it is appended.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
 from typing import Final, TypeAlias
 
 import msgspec
@@ -67,8 +66,7 @@ PLAYER_EVENT_TYPES: tuple[type[PlayerEvent], ...] = (
 """Every player event class, for the store's topics."""
 
 
-@dataclass(frozen=True)
-class PlayerState:
+class PlayerState(msgspec.Struct, frozen=True):
     """A player folded from their stream: id, name (None once erased), token hash, version."""
 
     player_id: str
@@ -123,11 +121,11 @@ def evolve_player(state: PlayerState | None, event: PlayerEvent) -> PlayerState:
     version = state.version + 1
     match event:
         case PlayerRenamed(name=name):
-            return replace(state, name=name, version=version)
+            return msgspec.structs.replace(state, name=name, version=version)
         case PlayerTokenRotated(token_hash=token_hash):
-            return replace(state, token_hash=token_hash, version=version)
+            return msgspec.structs.replace(state, token_hash=token_hash, version=version)
         case PlayerNameErased():
-            return replace(state, name=None, version=version)
+            return msgspec.structs.replace(state, name=None, version=version)
     raise TypeError(f"{type(event).__name__} is not a player event")
 
 
