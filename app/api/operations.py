@@ -37,6 +37,7 @@ from domain.events import (
     FloorDealt,
     MatchCreated,
     MatchEnded,
+    RematchCreated,
     RoundScored,
     RoundStarted,
     SeatTaken,
@@ -97,6 +98,7 @@ def status_after(recorded: Sequence[RecordedEvent], before: str = "waiting") -> 
                 | FloorDealt()
                 | CardPlayed()
                 | RoundScored()
+                | RematchCreated()
             ):
                 pass  # the status changes only when a round starts or the match ends
             case unreachable:
@@ -341,10 +343,17 @@ def leave(
     )
 
 
-def replay_file(service: MatchService, match_id: str, viewer: int | None) -> bytes:
+def replay_file(
+    service: MatchService,
+    match_id: str,
+    viewer: int | None,
+    players: PlayerService | None = None,
+) -> bytes:
     """The replay file: support's at any time, a seat's own before the end, anyone's after it.
 
-    ``viewer`` is SUPPORT, a seat, or None for an anonymous caller.
+    ``viewer`` is SUPPORT, a seat, or None for an anonymous caller. A registered player's seat
+    carries the player's name now, in the header and in its ``seat_taken`` line (with its
+    ``player_id``), so an erased name is in no export made after the erasure.
     """
     recorded = service.events(match_id)
     ended = any(isinstance(r.event, MatchEnded) for r in recorded)
@@ -352,7 +361,19 @@ def replay_file(service: MatchService, match_id: str, viewer: int | None) -> byt
         raise MissingTokenError(
             "this route needs an 'Authorization: Bearer TOKEN' header until the match has ended"
         )
-    names = service.load(match_id).names
+    state = named(service, players, match_id)
+    if state.player_ids:
+        shown = dict(zip(state.player_ids, state.names, strict=False))
+        recorded = [_named_seat(r, shown) for r in recorded]
     if viewer is None:
         viewer = EVERYONE
-    return write_replay(recorded, names, viewer)
+    return write_replay(recorded, state.names, viewer)
+
+
+def _named_seat(recorded: RecordedEvent, shown: dict[str | None, str | None]) -> RecordedEvent:
+    """``recorded`` with a registered player's ``seat_taken`` under the name shown now."""
+    event = recorded.event
+    if not isinstance(event, SeatTaken) or not isinstance(event.player_id, str):
+        return recorded
+    name = shown.get(event.player_id) or event.name
+    return msgspec.structs.replace(recorded, event=msgspec.structs.replace(event, name=name))

@@ -30,7 +30,9 @@ class ReplayController(Controller):
         if authorization is not None:
             who = await authenticate(runtime, authorization, match_id)
         viewer = None if who is None else who.seat
-        body = await runtime.offload(ops.replay_file, runtime.service, match_id, viewer)
+        body = await runtime.offload(
+            ops.replay_file, runtime.service, match_id, viewer, runtime.players
+        )
         if who is not None:
             await record_support_access(runtime, who, "replay")
         return Response(

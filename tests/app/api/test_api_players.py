@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -142,6 +143,10 @@ def test_a_rename_and_an_erased_name_show_in_views_and_the_export(api: Api) -> N
     table = api.client.get(f"/matches/{match_id}").json()
     view = api.client.get(f"/matches/{match_id}/view", headers=bearer(token)).json()
     assert table["names"][0] == view["names"][0] == "deleted player"
+    export = api.client.get(f"/matches/{match_id}/replay", headers=bearer(token)).text
+    assert "Noor" not in export and "Amal" not in export
+    header = json.loads(export.splitlines()[0])
+    assert header["players"][0] == "deleted player"
     again = api.client.delete("/players/me/name", headers=bearer(token))
     assert again.status_code == 409 and again.json()["error"]["code"] == "name_erased"
 
