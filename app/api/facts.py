@@ -20,6 +20,7 @@ from domain.events import (
     FloorDealt,
     MatchCreated,
     MatchEnded,
+    RematchCreated,
     RoundScored,
     RoundStarted,
     SeatTaken,
@@ -91,6 +92,7 @@ class MatchFacts:
                     | FloorDealt()
                     | CardPlayed()
                     | RoundScored()
+                    | RematchCreated()
                 ):
                     pass  # no token, no end
                 case unreachable:

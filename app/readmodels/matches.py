@@ -20,9 +20,11 @@ from domain.events import (
     FloorDealt,
     MatchCreated,
     MatchEnded,
+    RematchCreated,
     RoundScored,
     RoundStarted,
     SeatTaken,
+    optional,
     tagged,
 )
 from domain.names import bot_name
@@ -52,11 +54,20 @@ COLUMNS: dict[str, type] = {
     "plays": int,
     "seq": int,
     "problem": str,
+    "turn_seconds": int,
+    "private": int,
+    "spectators": int,
+    "player_ids": str,
+    "rematch_of": str,
+    "rematch": str,
 }
-"""The ``matches`` table: players, bots and totals are JSON lists."""
+"""The ``matches`` table: players, bots, totals and player ids are JSON lists."""
 
-JSON_COLUMNS = ("players", "bots", "totals")
+JSON_COLUMNS = ("players", "bots", "totals", "player_ids")
 """Columns stored as JSON text."""
+
+BOOL_COLUMNS = ("private", "spectators")
+"""Columns stored as 0 or 1."""
 
 
 class MatchSummaryView(msgspec.Struct, frozen=True, kw_only=True):
@@ -79,6 +90,12 @@ class MatchSummaryView(msgspec.Struct, frozen=True, kw_only=True):
     plays: int
     seq: int
     problem: str | None = None
+    turn_seconds: int | None = None
+    private: bool = False
+    spectators: bool = True
+    player_ids: list[str | None] = msgspec.field(default_factory=list)
+    rematch_of: str | None = None
+    rematch: str | None = None
 
 
 def view_of(row: Row) -> MatchSummaryView:
@@ -87,6 +104,8 @@ def view_of(row: Row) -> MatchSummaryView:
     for column in JSON_COLUMNS:
         value = fields.get(column)
         fields[column] = json.loads(value) if isinstance(value, str) else (value or [])
+    for column in BOOL_COLUMNS:  # SQLite keeps a bool as 0 or 1
+        fields[column] = bool(fields.get(column, column == "spectators"))
     return msgspec.convert(fields, MatchSummaryView)
 
 
@@ -110,6 +129,12 @@ def blank_row(match_id: str) -> Row:
         "plays": 0,
         "seq": 0,
         "problem": None,
+        "turn_seconds": None,
+        "private": False,
+        "spectators": True,
+        "player_ids": [],
+        "rematch_of": None,
+        "rematch": None,
     }
 
 
@@ -145,12 +170,22 @@ def apply_entry(row: Row, entry: LogEntry, decode: Callable[[LogEntry], Recorded
                 bots=list(event.bots),
                 bot_kind=event.bot_kind,
                 created=recorded.at,
+                turn_seconds=event.turn_seconds if isinstance(event.turn_seconds, int) else None,
+                private=event.private is True,
+                spectators=event.spectators is not False,
+                player_ids=[None] * event.seats,
+                rematch_of=optional(event.rematch_of),
             )
         case SeatTaken() as event:
             players = list(row["players"])
             if 0 <= event.seat < len(players):
                 players[event.seat] = event.name
             row["players"] = players
+            if isinstance(event.player_id, str):
+                ids = list(row["player_ids"]) or [None] * len(players)
+                if 0 <= event.seat < len(ids):
+                    ids[event.seat] = event.player_id
+                row["player_ids"] = ids
         case RoundStarted() as event:
             row.update(status="playing", rounds=event.round)
         case RoundScored() as event:
@@ -163,6 +198,8 @@ def apply_entry(row: Row, entry: LogEntry, decode: Callable[[LogEntry], Recorded
                 totals=list(event.totals),
                 ended=recorded.at,
             )
+        case RematchCreated() as event:
+            row["rematch"] = event.match_id
         case CardPlayed() | CardsDealt() | FloorDealt():
             pass  # plays are counted above; deals change nothing in this row
         case unreachable:

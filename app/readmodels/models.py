@@ -32,7 +32,7 @@ from app.readmodels.matches import (
 )
 from app.store.match_store import LogEntry, MatchStore
 
-SCHEMA_VERSION = "2"
+SCHEMA_VERSION = "3"
 """Bumped when the read models' tables change shape; an older file is rebuilt."""
 
 PROJECTION = "matches"
@@ -128,6 +128,37 @@ class ReadModels:
                     [status] if status else None,
                     order_by="created desc, match_id",
                     limit=limit,
+                )
+            )
+        return [view_of(row) for row in rows]
+
+    def lobby(
+        self,
+        *,
+        status: str | None = None,
+        ruleset: str | None = None,
+        seats: int | None = None,
+        limit: int = 20,
+        after: tuple[str, str] | None = None,
+    ) -> list[MatchSummaryView]:
+        """Public tables (never a private one), newest first, after the row ``after``.
+
+        ``after`` is the (created, match_id) of the last row of the previous page; rows are
+        ordered by ``created`` descending, then ``match_id`` ascending.
+        """
+        where = ["private = 0", "created IS NOT NULL", "status IN ('waiting', 'playing', 'ended')"]
+        params: list[str | int] = []
+        for column, value in (("status", status), ("ruleset", ruleset), ("seats", seats)):
+            if value is not None:
+                where.append(f"{column} = ?")
+                params.append(value)
+        if after is not None:
+            where.append("(created < ? OR (created = ? AND match_id > ?))")
+            params.extend([after[0], after[0], after[1]])
+        with self._lock:
+            rows = list(
+                self.db.table("matches").rows_where(
+                    " AND ".join(where), params, order_by="created desc, match_id", limit=limit
                 )
             )
         return [view_of(row) for row in rows]

@@ -22,18 +22,32 @@ from app.service.turns import Steps, apply, bot_turns, recorded
 from app.store.cache import StateCache
 from app.store.match_store import MatchStore
 from domain.cards import Card
-from domain.commands import CreateMatch, LeaveMatch, PlayCard, TakeSeat
+from domain.commands import (
+    AbandonTable,
+    CreateMatch,
+    ExpireTurn,
+    LeaveMatch,
+    PlayCard,
+    RecordRematch,
+    TakeSeat,
+)
 from domain.errors import MatchAlreadyCreatedError
 from domain.events import MatchCreated
 from domain.evolve import fold
 from domain.recorded import RecordedEvent, misnumbered
 from domain.state import INITIAL_STATE, MatchState
+from domain.times import utc_micros
 from replays.errors import StreamError
 
 
 def utc_now() -> str:
     """The record time of an event: UTC, ``YYYY-MM-DDTHH:MM:SS.ffffffZ``."""
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def epoch_ms(at: str) -> int:
+    """The Unix epoch milliseconds of a record time: the ``now_ms`` a command carries (R25)."""
+    return utc_micros(at) // 1000
 
 
 def new_match_id() -> str:
@@ -50,10 +64,17 @@ class MatchService:
         *,
         snapshot_every: int = SNAPSHOT_EVERY,
         clock: Callable[[], str] = utc_now,
+        turn_seconds: int | None = None,
     ) -> None:
         self.store = store
         self.states = MatchStates(store, snapshot_every=snapshot_every)
-        self.clock = clock  # the record time of each commit (a seeded simulation fixes it)
+        # The one clock of this service: read once per command, it is both the record time of
+        # the commit and the command's ``now_ms`` (R25), so a deadline counts from the ``at`` of
+        # the event that passed the turn. A seeded simulation fixes it; tests drive it.
+        self.clock = clock
+        # R25: the turn time of tables created without one (``basra serve --turn-seconds``);
+        # None runs no clock (tools without a server).
+        self.turn_seconds = turn_seconds
         self.listeners = Listeners()
 
     @classmethod
@@ -86,8 +107,18 @@ class MatchService:
         match_id: str | None = None,
         caused_by: str = "server",
         request_id: str | None = None,
+        turn_seconds: int | None = None,
+        private: bool = False,
+        spectators: bool = True,
+        rematch_of: str | None = None,
     ) -> tuple[str, list[RecordedEvent]]:
-        """Create a match; a table of bots only is dealt and played through at once."""
+        """Create a match; a table of bots only is dealt and played through at once.
+
+        ``turn_seconds`` runs the turn clock (R25; None: none), ``private`` keeps the table out
+        of the lobby, ``spectators=False`` shows it to seated players only, ``rematch_of`` links
+        it to the ended match it follows. Without ``turn_seconds`` the service's own applies.
+        """
+        at = self.clock()
         match_id = match_id or new_match_id()
         if self.store.last_seq(match_id):
             raise MatchAlreadyCreatedError(f"match {match_id} already exists")
@@ -100,10 +131,16 @@ class MatchService:
             bots=tuple(bots),
             bot_kind=bot_kind,
             client_seeds=tuple(client_seeds) if client_seeds is not None else None,
+            turn_seconds=self.turn_seconds if turn_seconds is None else turn_seconds,
+            private=private,
+            spectators=spectators,
+            rematch_of=rematch_of,
+            now_ms=epoch_ms(at),
         )
         steps: Steps = []
-        state = bot_turns(apply(INITIAL_STATE, command, caused_by, steps), steps)
-        return match_id, self._commit(match_id, INITIAL_STATE, state, steps, request_id)
+        state = apply(INITIAL_STATE, command, caused_by, steps)
+        state = bot_turns(state, steps, epoch_ms(at))
+        return match_id, self._commit(match_id, INITIAL_STATE, state, steps, request_id, at)
 
     def take_seat(
         self,
@@ -119,13 +156,19 @@ class MatchService:
     ) -> list[RecordedEvent]:
         """Seat a person (``player_id``: a registered player); the last seat taken deals round 1,
         and bots on turn then play."""
+        at = self.clock()
         before = self.load(match_id)
         steps: Steps = []
         command = TakeSeat(
-            seat=seat, name=name, token_id=token_id, token_hash=token_hash, player_id=player_id
+            seat=seat,
+            name=name,
+            token_id=token_id,
+            token_hash=token_hash,
+            player_id=player_id,
+            now_ms=epoch_ms(at),
         )
-        state = bot_turns(apply(before, command, caused_by, steps), steps)
-        return self._commit(match_id, before, state, steps, request_id)
+        state = bot_turns(apply(before, command, caused_by, steps), steps, epoch_ms(at))
+        return self._commit(match_id, before, state, steps, request_id, at)
 
     def play_card(
         self,
@@ -141,7 +184,9 @@ class MatchService:
         """Play a card (R13), then every bot reply; ``expected_seq`` must be the last seq.
 
         ``card`` is a card as ``domain.cards.parse_card`` returns it (callers parse text once).
+        A play at or after the seat's deadline is refused (``TurnExpiredError``, R25).
         """
+        at = self.clock()
         before = self.load(match_id)
         if expected_seq is not None and expected_seq != before.events:
             raise ConflictError(
@@ -149,9 +194,9 @@ class MatchService:
                 match_id=match_id,
             )
         steps: Steps = []
-        command = PlayCard(seat=seat, card=card, auto=auto)
-        state = bot_turns(apply(before, command, caused_by, steps), steps)
-        return self._commit(match_id, before, state, steps, request_id)
+        command = PlayCard(seat=seat, card=card, auto=auto, now_ms=epoch_ms(at))
+        state = bot_turns(apply(before, command, caused_by, steps), steps, epoch_ms(at))
+        return self._commit(match_id, before, state, steps, request_id, at)
 
     def leave(
         self,
@@ -166,6 +211,42 @@ class MatchService:
         before = self.load(match_id)
         steps: Steps = []
         state = apply(before, LeaveMatch(seat=seat, reason=reason), caused_by, steps)
+        return self._commit(match_id, before, state, steps, request_id)
+
+    def expire_turn(
+        self, match_id: str, seat: int, deadline: str, *, caused_by: str = "clock"
+    ) -> list[RecordedEvent]:
+        """The clock fires (R25): ``seat``'s turn ran out at ``deadline``; bots then reply.
+
+        Refused as stale when that deadline is no longer in force, and as early before it.
+        """
+        at = self.clock()
+        before = self.load(match_id)
+        steps: Steps = []
+        command = ExpireTurn(seat=seat, deadline=deadline, now_ms=epoch_ms(at))
+        state = bot_turns(apply(before, command, caused_by, steps), steps, epoch_ms(at))
+        return self._commit(match_id, before, state, steps, None, at)
+
+    def abandon_table(self, match_id: str, *, caused_by: str = "clock") -> list[RecordedEvent]:
+        """Close a table still waiting for players (``match_ended``, reason ``abandoned``)."""
+        at = self.clock()
+        before = self.load(match_id)
+        steps: Steps = []
+        state = apply(before, AbandonTable(now_ms=epoch_ms(at)), caused_by, steps)
+        return self._commit(match_id, before, state, steps, None, at)
+
+    def record_rematch(
+        self,
+        match_id: str,
+        rematch_id: str,
+        *,
+        caused_by: str = "server",
+        request_id: str | None = None,
+    ) -> list[RecordedEvent]:
+        """Link the ended match ``match_id`` to its rematch ``rematch_id`` (``rematch_created``)."""
+        before = self.load(match_id)
+        steps: Steps = []
+        state = apply(before, RecordRematch(match_id=rematch_id), caused_by, steps)
         return self._commit(match_id, before, state, steps, request_id)
 
     def append_imported(self, match_id: str, recorded: list[RecordedEvent]) -> None:
@@ -225,9 +306,12 @@ class MatchService:
         after: MatchState,
         steps: Steps,
         request_id: str | None,
+        at: str | None = None,
     ) -> list[RecordedEvent]:
-        """Append ``steps`` after ``before``'s last seq in one transaction, then cache and tell."""
-        entries = recorded(steps, before.events, self.clock(), request_id)
+        """Append ``steps`` after ``before``'s last seq in one transaction, recorded at ``at``
+        (the clock's reading the command was decided with; now if not given), then cache and
+        tell."""
+        entries = recorded(steps, before.events, at or self.clock(), request_id)
         try:
             self.store.append(match_id, entries)
         except ConflictError:
