@@ -14,6 +14,10 @@ the load generator costs little next to the servers):
 - ``paced``: 500 practice matches each playing a card every 2 seconds (250 plays/s);
   the latency of each play, p50/p90/p99, and the same pacing against the baseline.
 
+The API runs with every abuse limit off (``--rate-limit NAME=off``, docs/api.md "CORS and
+limits"): the workloads create hundreds of matches from one address, which the default
+``matches=60/minute`` would refuse with 429 after the first 60.
+
 Every loop is bounded in time; only 127.0.0.1 is contacted. Run from the repository root:
 
     .venv/bin/python -m bench.bench_api [--rounds 3] [--duration 15] [--paced-duration 40]
@@ -47,6 +51,9 @@ from app.config import DEFAULT_SYNCHRONOUS
 
 HOST = "127.0.0.1"
 """Loopback only."""
+
+NO_LIMITS = ("players", "matches", "wrong_tokens", "feeds")
+"""The API's abuse limits, each turned off for the benchmark (one client address, many matches)."""
 
 # -- the baseline server ----------------------------------------------------------------------
 
@@ -169,9 +176,9 @@ class Connection:
         status = int(head[9:12])
         length = 0
         for line in head.split(b"\r\n")[1:]:
-            name, _, value = line.partition(b":")
-            if name.strip().lower() == b"content-length":
-                length = int(value)
+            key, _, raw = line.partition(b":")
+            if key.strip().lower() == b"content-length":
+                length = int(raw)
         payload = await self.reader.readexactly(length) if length else b""
         return status, payload
 
@@ -429,6 +436,7 @@ def server(
     if kind == "api":
         command = [sys.executable, "-m", "cli.main", "serve", "--host", HOST, "--port", str(port)]
         command += ["--db", str(db), "--server", server_name]
+        command += [arg for name in NO_LIMITS for arg in ("--rate-limit", f"{name}=off")]
     else:
         env["BASRA_BENCH_BASELINE_DB"] = str(db)
         command = [sys.executable, "-m", "bench.bench_api", "baseline-server", "--port", str(port)]

@@ -77,8 +77,15 @@ def test_the_api_walkthrough_runs_as_written(tmp_path: Path) -> None:
     blocks = shell_blocks(DOC.read_text())
     assert len(blocks) >= 10
 
+    # docs/api.md's CORS example asks this server for https://play.example; its limits are the
+    # defaults, which the walkthrough stays under.
     with basra_serve(
-        tmp_path, "--db", str(tmp_path / "docs.db"), env={"BASRA_TEST_MODE": ""}
+        tmp_path,
+        "--db",
+        str(tmp_path / "docs.db"),
+        "--cors-origin",
+        "https://play.example",
+        env={"BASRA_TEST_MODE": "", "BASRA_RATE_LIMITS": ""},
     ) as url:
         outputs = run_blocks(blocks, url, tmp_path)
 
