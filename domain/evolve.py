@@ -7,6 +7,7 @@ from functools import lru_cache
 from itertools import filterfalse
 from typing import TypeVar, assert_never, cast
 
+from msgspec import UNSET
 from msgspec.structs import replace
 
 from domain.cards import DECK, Card
@@ -209,10 +210,18 @@ def _timed_out(timed_out: tuple[int, ...], event: CardPlayed) -> tuple[int, ...]
 
 
 def _card_played(state: MatchState, event: CardPlayed) -> MatchState:
+    """A card played (R8-R12), and the turn clock it passes on (R25, R25a)."""
+    after = _card_moved(state, event)
+    if event.deadline is UNSET and state.deadline is None and not (event.auto or state.timed_out):
+        return after  # no clock runs on this table: most plays of every stream recorded so far
+    return replace(
+        after, deadline=optional(event.deadline), timed_out=_timed_out(state.timed_out, event)
+    )
+
+
+def _card_moved(state: MatchState, event: CardPlayed) -> MatchState:
     """A card played (R8-R12): it leaves the hand and takes from the floor or joins it."""
     seat = event.seat
-    deadline = optional(event.deadline)
-    timed_out = _timed_out(state.timed_out, event) if event.auto or state.timed_out else ()
     card = event.card
     hand = state.hands[seat]
     i = hand.index(card)
@@ -246,8 +255,6 @@ def _card_played(state: MatchState, event: CardPlayed) -> MatchState:
             pile_basra=pile_basra,
             last_capturer=side,
             trail_pair=None,
-            deadline=deadline,
-            timed_out=timed_out,
             plays=state.plays + 1,
             events=state.events + 1,
         )
@@ -261,8 +268,6 @@ def _card_played(state: MatchState, event: CardPlayed) -> MatchState:
         floor=floor + (card,),
         turn=(seat + 1) % len(hands),
         trail_pair=trail_pair,
-        deadline=deadline,
-        timed_out=timed_out,
         plays=state.plays + 1,
         events=state.events + 1,
     )
