@@ -23,6 +23,7 @@ ALLOWED = {
     "math",
     "enum",
     "unicodedata",
+    "re",  # pattern matching of text only (token and instant forms)
     "threading",  # locks only: the capture solver's memos are shared by server threads
 }
 
