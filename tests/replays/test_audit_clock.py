@@ -14,6 +14,8 @@ from domain.recorded import RecordedEvent
 from domain.state import INITIAL_STATE, MatchState
 from domain.times import utc_micros, utc_text
 from replays.audit import audit
+from replays.cursor import MatchCursor
+from replays.render import render_frame
 
 T0 = 1_800_000_000_000
 
@@ -182,3 +184,17 @@ def test_rematch_created_is_the_one_event_after_the_end() -> None:
     twice = [*rec.recorded, replace(rec.recorded[-1], seq=len(rec.recorded) + 1)]
     report = audit(twice)
     assert report.divergence is not None and report.divergence.seq == len(twice)
+
+
+def test_a_frame_shows_the_deadline_and_the_seats_run_out() -> None:
+    # given a 4-seat clocked match where the clock played for one seat
+    rec = _clocked(4)
+    _fire(rec)
+    deadline = rec.state.deadline
+    assert deadline is not None
+    # when its last position is rendered
+    cursor = MatchCursor(rec.recorded)
+    frame = render_frame(cursor.position(cursor.last_seq))
+    # then the turn line shows until when, and which seat ran out (R25, R25a)
+    assert f"until {deadline} (R25)" in frame
+    assert f"run out: seat {rec.state.timed_out[0]} (R25a)" in frame
