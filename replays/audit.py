@@ -279,6 +279,12 @@ class _Auditor:
             ):
                 command = ExpireTurn(seat, deadline, self._clock_time(now_ms))
                 what = f"the clock cannot end the match at {self._when(now_ms)}"
+            case MatchEnded(reason="timeout") if self._clocked():
+                raise Diverged(
+                    "clock",
+                    f"a timeout with no deadline in force: {self.awaiting()}, and no clock runs"
+                    " on this turn (R25)",
+                )
             case MatchEnded(reason="abandoned", seat=None):
                 command = AbandonTable(self._clock_time(now_ms))
                 what = "the table cannot be closed as abandoned"
@@ -307,6 +313,11 @@ class _Auditor:
             raise Diverged(event_kind(event), f"{what}: {error.message}") from None
         self.expected.extend(made[1:])
         return made[0]
+
+    def _clocked(self) -> bool:
+        """True for a table created with a turn time (R25)."""
+        setup = self.state.setup
+        return setup is not None and setup.turn_seconds is not None
 
     def _clock_time(self, now_ms: int | None) -> int:
         if now_ms is None:

@@ -198,3 +198,39 @@ def test_a_frame_shows_the_deadline_and_the_seats_run_out() -> None:
     # then the turn line shows until when, and which seat ran out (R25, R25a)
     assert f"until {deadline} (R25)" in frame
     assert f"run out: seat {rec.state.timed_out[0]} (R25a)" in frame
+
+
+def test_a_forfeit_rewritten_as_a_timeout_is_refused() -> None:
+    # given a clocked 2-seat match that a seat left before its deadline
+    rec = _clocked(2)
+    rec.run(LeaveMatch(0), "seat:0/token:t0", T0 + 1000)
+    ended = rec.recorded[-1].event
+    assert isinstance(ended, MatchEnded)
+    assert audit(rec.recorded).ok
+    # when the forfeit is rewritten as the clock's timeout, then verify refuses it there
+    forged = _at(rec.recorded, len(rec.recorded), event=replace(ended, reason="timeout"))
+    report = audit(_at(forged, len(forged), caused_by="clock"))
+    assert report.divergence is not None
+    assert report.divergence.seq == len(forged)
+
+
+def test_a_timeout_while_a_bot_is_on_turn_is_refused() -> None:
+    # given a clocked table of a person and a bot, the bot on turn (no deadline in force)
+    rec = _Recorder()
+    secret = secret_from_text_seed("audit-clock/bot")
+    rec.run(CreateMatch("m-b", "classic", 2, secret, bots=(1,), turn_seconds=20), "server", T0)
+    rec.run(TakeSeat(0, "p0", token_id="t0", now_ms=T0), "seat:0/token:t0", T0)
+    if rec.state.turn == 0:
+        _play(rec)
+    assert rec.state.turn == 1 and rec.state.deadline is None
+    # when the stream says the bot's seat ran out of time
+    (timeout,) = decide(rec.state, LeaveMatch(1, "timeout"))
+    seq = len(rec.recorded) + 1
+    forged = [
+        *rec.recorded,
+        RecordedEvent(seq=seq, at=utc_text(T0 + 60_000), event=timeout, caused_by="clock"),
+    ]
+    # then verify refuses it: no clock runs on a bot's turn (R25)
+    report = audit(forged)
+    assert report.divergence is not None
+    assert (report.divergence.seq, report.divergence.kind) == (seq, "clock")
