@@ -17,10 +17,12 @@ REDACTED: Final = "[redacted]"
 _SECRETS: Final = (
     re.compile(r"(?i)((?:^|[?&;\s])(?:access_token|ticket)=)[^&;\s\"]*"),
     re.compile(r"(?i)(\bbearer\s+)[^\s\"',;]+"),
-    # A seat token anywhere (MATCH.SEAT.TOKEN_ID.SECRET, app.api.tokens): its secret part goes.
+    # A token that says what it is by its prefix (app.api.tokens): all but the prefix goes,
+    # dotted parts included (a player token is player_PLAYER_ID.SECRET, a seat token
+    # seat_MATCH.SEAT.TOKEN_ID.SECRET), so no secret survives after a dot.
+    re.compile(r"(\b(?:player|seat|agent|ticket)_)(?:[\w-]+\.)*[\w-]{20,}(?:\.[\w-]+)*"),
+    # A seat token issued before prefixes (MATCH.SEAT.TOKEN_ID.SECRET): its secret part goes.
     re.compile(r"(\b[\w-]+\.\d\.[0-9a-f]{8}\.)[\w-]{20,}"),
-    # A token that says what it is by its prefix (app.api.tokens): all but the prefix goes.
-    re.compile(r"(\b(?:player|seat|agent|ticket)_)[\w-]{20,}"),
 )
 """A token or ticket in a query string, one in an Authorization value, a seat token's secret,
 and any prefixed token (``player_``, ``seat_``, ``agent_``, ``ticket_``) wherever it appears."""

@@ -7,7 +7,7 @@ import logging
 import pytest
 
 from app.api.logs import REDACTED, RedactTokens, redact
-from app.api.tokens import issue_token
+from app.api.tokens import issue_player_token, issue_token
 
 SEAT_TOKEN = issue_token("m-0123456789abcdef", 1).token
 
@@ -53,3 +53,31 @@ def test_the_filter_rewrites_uvicorns_access_record() -> None:
 
     assert SEAT_TOKEN not in record.getMessage()
     assert "access_token=[redacted]" in record.getMessage()
+
+
+PLAYER_TOKEN = issue_player_token("p-0123456789abcdef0123456789abcdef").token
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        f"refused {PLAYER_TOKEN} somewhere",
+        f"token={PLAYER_TOKEN!r}",
+        f"{{'token': '{PLAYER_TOKEN}'}}",
+        f"a player token {PLAYER_TOKEN}. The end",
+    ],
+)
+def test_a_player_token_is_blanked_by_its_own_pattern_anywhere(line: str) -> None:
+    # given a player token (player_PLAYER_ID.SECRET) with no Bearer or access_token= before it
+    # when the line is cleaned
+    cleaned = redact(line)
+
+    # then nothing after the prefix survives, the secret after the dot least of all
+    assert PLAYER_TOKEN.rsplit(".", 1)[1] not in cleaned
+    assert "player_" + REDACTED in cleaned
+
+
+def test_words_that_begin_like_a_prefix_are_not_tokens() -> None:
+    line = "seat_taken player_seated ticket_used agent_revoked player_id"
+
+    assert redact(line) == line
