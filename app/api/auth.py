@@ -153,7 +153,14 @@ async def redeem_ticket(
     )
     if seat is not None and grant.agent is None and seat != grant.seat:
         raise WrongSeatError(f"the ticket is for seat {grant.seat}, not seat {seat}")
-    return Principal(match_id, grant.seat, agent=grant.agent)
+    if grant.agent is not None:
+        return Principal(match_id, grant.seat, agent=grant.agent)
+    # The feed speaks for whoever asked: the seat's token, or the player on the seat they hold.
+    _, _, who = grant.caused_by.partition("/")
+    kind, _, ident = who.partition(":")
+    if kind == "player":
+        return Principal(match_id, grant.seat, player_id=ident)
+    return Principal(match_id, grant.seat, ident if kind == "token" else None)
 
 
 async def record_support_access(runtime: ApiRuntime, who: Principal, what: str) -> None:

@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from app.api.auth import redeem_ticket
 from app.service import MatchService
 from app.service.players import PlayerService
 from tests.app.api.conftest import Api
@@ -168,3 +169,39 @@ def test_the_match_list_is_newest_first_with_seat_status_and_turn(api: Api) -> N
     assert matches[1]["status"] == "playing"
     limited = api.client.get("/players/me/matches?limit=1", headers=bearer(player["token"]))
     assert [m["match_id"] for m in limited.json()["matches"]] == [second]
+
+
+def test_a_ticket_asked_for_with_a_player_token_speaks_for_the_player_on_their_seat(
+    api: Api,
+) -> None:
+    # given a player seated at a match by their player token, and a ticket asked for with it
+    player = _register(api)
+    match_id = api.create(bots=[1], seed="player-ticket")["match_id"]
+    _sit_as(api, match_id, 0, player["token"])
+    issued = api.client.post(f"/matches/{match_id}/tickets", headers=bearer(player["token"]))
+    assert issued.status_code == 201, issued.text
+    ticket = issued.json()["ticket"]
+    runtime = api.client.app.state.runtime
+
+    # when the ticket is redeemed for the feed
+    with api.client.portal() as portal:
+        who = portal.call(redeem_ticket, runtime, ticket, match_id, None)
+
+    # then it is the player on the seat they hold, and what it causes says so
+    assert (who.seat, who.player_id, who.is_support) == (0, player["player_id"], False)
+    assert who.caused_by == f"seat:0/player:{player['player_id']}"
+
+
+def test_a_ticket_asked_for_with_a_seat_token_keeps_the_seat_tokens_id(api: Api) -> None:
+    # given a name-only seat and a ticket asked for with its seat token
+    match_id = api.create(bots=[1], seed="seat-ticket")["match_id"]
+    token = api.sit(match_id, 0)
+    issued = api.client.post(f"/matches/{match_id}/tickets", headers=bearer(token))
+    runtime = api.client.app.state.runtime
+
+    # when it is redeemed
+    with api.client.portal() as portal:
+        who = portal.call(redeem_ticket, runtime, issued.json()["ticket"], match_id, 0)
+
+    # then it causes what the seat token would
+    assert who.caused_by == f"seat:0/token:{token.split('.')[2]}"
