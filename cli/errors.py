@@ -98,6 +98,10 @@ EXIT_CODE: Final[dict[type[BasraError], int]] = {
     api.RateLimitedError: EX_TEMPFAIL,
     # Store faults.
     api.TokenInQueryError: REFUSED,
+    api.SpectatorsRefusedError: REFUSED,
+    api.SeatReservedError: REFUSED,
+    api.InvalidFilterError: REFUSED,
+    api.InvalidCursorError: REFUSED,
     # Support agents and feed tickets.
     app_errors.InvalidAgentNameError: REFUSED,
     app_errors.AgentExistsError: REFUSED,

@@ -17,6 +17,7 @@ from litestar.openapi.plugins import RedocRenderPlugin, SwaggerRenderPlugin
 from app.api.controllers.live import EventsController
 from app.api.controllers.matches import MatchesController
 from app.api.controllers.players import PlayersController
+from app.api.controllers.rematch import RematchController
 from app.api.controllers.replay import ReplayController
 from app.api.controllers.seat import SeatController
 from app.api.controllers.tickets import TicketsController
@@ -95,6 +96,7 @@ def create_app(
             MatchesController,
             PlayersController,
             SeatController,
+            RematchController,
             EventsController,
             ReplayController,
             TicketsController,

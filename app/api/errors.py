@@ -171,6 +171,30 @@ class TokenInQueryError(ApiError):
     code = "token_in_query"
 
 
+class SpectatorsRefusedError(ApiError):
+    """The table was created with ``"spectators": false``: only its seats and support see it."""
+
+    code = "spectators_refused"
+
+
+class SeatReservedError(ApiError):
+    """A rematch seat kept for the registered player who held it in the ended match."""
+
+    code = "seat_reserved"
+
+
+class InvalidFilterError(ApiError):
+    """A lobby filter names no status, rule set or table size that exists."""
+
+    code = "invalid_filter"
+
+
+class InvalidCursorError(ApiError):
+    """A lobby cursor that this server did not hand out, or that points at no listed table."""
+
+    code = "invalid_cursor"
+
+
 INTERNAL_ERROR: Final = "internal_error"
 """The code of a 500 for anything that is not a project error (logged in full on the server)."""
 
@@ -229,6 +253,10 @@ HTTP_STATUS: Final[dict[type[BasraError], int]] = {
     RateLimitedError: 429,
     # Store faults: a lost race is the client's to retry (409); the rest are the server's.
     TokenInQueryError: 401,
+    SpectatorsRefusedError: 403,
+    SeatReservedError: 403,
+    InvalidFilterError: 400,
+    InvalidCursorError: 400,
     # Support agents and feed tickets (docs/api.md, "Support agents" and "Tickets").
     app_errors.InvalidAgentNameError: 422,
     app_errors.AgentExistsError: 409,

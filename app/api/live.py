@@ -4,6 +4,10 @@ Each message is one replay-file line (``domain.recorded.event_line``) redacted f
 viewer, with ``id:`` = ``seq``. The feed reads from the store whatever it has not sent, so a
 client that reconnects with ``Last-Event-ID`` gets everything after it, once, also after a
 restart; the broker only says when to look. The feed ends after ``match_ended``.
+
+Each message also carries ``after``, the table right after its event (app.api.after): the feed
+folds the stream from its start once when it opens, then evolves that state by each event it
+sends, so a resumed feed gets the same ``after`` for every event it replays.
 """
 
 from __future__ import annotations
@@ -12,11 +16,14 @@ from collections.abc import AsyncIterator
 
 from litestar.response import ServerSentEventMessage
 
+from app.api.after import after_of, with_after
 from app.api.broker import Subscription
 from app.api.errors import InvalidValueError
 from app.api.runtime import ApiRuntime
 from domain.events import MatchEnded
+from domain.evolve import evolve, fold
 from domain.recorded import RecordedEvent, event_line
+from domain.state import MatchState
 
 RETRY_MS = 2000
 """How long a client waits before reconnecting (the SSE ``retry:`` field)."""
@@ -51,25 +58,30 @@ async def open_feed(
             raise InvalidValueError(
                 f"Last-Event-ID {after} is past the match's last seq {state.events}"
             )
-        backlog = await runtime.offload(runtime.service.events, match_id, after)
+        stream = await runtime.offload(runtime.service.events, match_id)
     except BaseException:
         subscription.close()
         raise
-    return _feed(runtime, subscription, viewer, after, backlog, state.status == "ended")
+    # The state at ``after``: where each message's ``after`` is evolved from.
+    start = fold(r.event for r in stream if r.seq <= after)
+    backlog = [r for r in stream if r.seq > after]
+    return _feed(runtime, subscription, viewer, start, backlog, state.status == "ended")
 
 
 async def _feed(
     runtime: ApiRuntime,
     subscription: Subscription,
     viewer: int,
-    after: int,
+    state: MatchState,
     backlog: list[RecordedEvent],
     ended: bool,
 ) -> AsyncIterator[ServerSentEventMessage]:
-    """Every event after seq ``after`` that ``viewer`` (a seat or SUPPORT) may see, live."""
+    """Every event after ``state``'s last seq that ``viewer`` (a seat, SUPPORT or EVERYONE)
+    may see, live, each with the table after it."""
     match_id = subscription.match_id
+    clock = runtime.service.clock
     try:
-        last = after
+        last = state.events
         pending = backlog
         yield ServerSentEventMessage(data=None, comment="basra events", retry=RETRY_MS)
         while True:
@@ -80,7 +92,8 @@ async def _feed(
                     continue
                 if recorded.seq != last + 1:
                     break  # a gap cannot come from the store; read it again below
-                line = event_line(recorded, viewer, ended)
+                state = evolve(state, recorded.event)
+                line = with_after(event_line(recorded, viewer, ended), after_of(state, clock()))
                 yield ServerSentEventMessage(data=line.decode(), id=recorded.seq)
                 last = recorded.seq
             else:

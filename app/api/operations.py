@@ -16,6 +16,7 @@ from typing import assert_never
 
 import msgspec
 
+from app.api.after import after_of
 from app.api.errors import IdempotencyKeyReusedError, MissingTokenError
 from app.api.facts import IDEMPOTENT_PREFIX, FactsCache, RequestRecord, request_scope
 from app.api.schemas import (
@@ -25,6 +26,7 @@ from app.api.schemas import (
     PreviewResponse,
     SeatTokenResponse,
 )
+from app.api.table_schemas import SeatViewResponse
 from app.api.tokens import issue_token
 from app.errors import ConflictError
 from app.service import MatchService
@@ -116,8 +118,14 @@ def create_match(
     bot_kind: str,
     seed: str | None,
     request_id: str,
+    turn_seconds: int | None = None,
+    private: bool = False,
+    spectators: bool = True,
 ) -> MatchCreatedResponse:
-    """A new match; a table of bots only is played through at once by the service."""
+    """A new match; a table of bots only is played through at once by the service.
+
+    Without ``turn_seconds`` the server's turn time applies (``basra serve --turn-seconds``).
+    """
     secret = secret_from_text_seed(seed) if seed is not None else None
     match_id, recorded = service.create_match(
         ruleset=ruleset,
@@ -128,6 +136,9 @@ def create_match(
         secret=secret,
         caused_by="server",
         request_id=request_id,
+        turn_seconds=turn_seconds,
+        private=private,
+        spectators=spectators,
     )
     created = recorded[0].event
     if not isinstance(created, MatchCreated):
@@ -147,6 +158,9 @@ def create_match(
         open_seats=tuple(s for s in range(created.seats) if waiting and s not in created.bots),
         commitment=created.commitment,
         seq=recorded[-1].seq,
+        turn_seconds=created.turn_seconds if isinstance(created.turn_seconds, int) else None,
+        private=created.private is True,
+        spectators=created.spectators is not False,
     )
 
 
@@ -323,14 +337,16 @@ def _result(
     )
 
 
-def _seat_view_at(service: MatchService, match_id: str, seat: int, seq: int) -> SeatView:
-    """The seat's view right after ``seq`` (folded again only when the match has moved on)."""
+def _seat_view_at(service: MatchService, match_id: str, seat: int, seq: int) -> SeatViewResponse:
+    """The seat's view right after ``seq`` (folded again only when the match has moved on),
+    with its live turn."""
     state = service.cache.get(match_id)  # the state the command just stored, if still current
     if state is None or state.events != seq:
         state = service.load(match_id)
     if state.events != seq:
         state = fold(r.event for r in service.events(match_id) if r.seq <= seq)
-    return seat_view(state, seat)
+    view = seat_view(state, seat)
+    return SeatViewResponse(**msgspec.structs.asdict(view), after=after_of(state, service.clock()))
 
 
 def leave(

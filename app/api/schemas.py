@@ -10,8 +10,8 @@ from typing import Annotated, Literal
 
 import msgspec
 
+from app.api.table_schemas import SeatViewResponse
 from domain.rulesets import RULESETS
-from domain.views import SeatView, SupportView
 
 Name = Annotated[
     str,
@@ -67,6 +67,24 @@ class CreateMatchRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unkno
         ),
     ] = ()
     bot_kind: Literal["easy", "random"] = "easy"
+    # The rules decide the turn time (invalid_turn_seconds); the schema states the same range.
+    turn_seconds: (
+        Annotated[
+            int,
+            msgspec.Meta(
+                description="seconds each person has for a turn (R25); the server's default if"
+                " left out",
+                extra_json_schema={"minimum": 5, "maximum": 600},
+            ),
+        ]
+        | None
+    ) = None
+    private: Annotated[
+        bool, msgspec.Meta(description="keep the table out of the lobby (its id invites)")
+    ] = False
+    spectators: Annotated[
+        bool, msgspec.Meta(description="false: only seated players and support see the table")
+    ] = True
     seed: (
         Annotated[
             str,
@@ -91,6 +109,9 @@ class MatchCreatedResponse(msgspec.Struct, frozen=True, kw_only=True):
     open_seats: tuple[int, ...]
     commitment: str | None
     seq: int
+    turn_seconds: int | None = None
+    private: bool = False
+    spectators: bool = True
 
 
 class TakeSeatRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -150,7 +171,7 @@ class PlayResponse(msgspec.Struct, frozen=True, kw_only=True):
     basra: int
     seq: int
     events: list[msgspec.Raw]
-    view: SeatView
+    view: SeatViewResponse
 
 
 class LeaveResponse(msgspec.Struct, frozen=True, kw_only=True):
@@ -160,7 +181,3 @@ class LeaveResponse(msgspec.Struct, frozen=True, kw_only=True):
     seat: int
     seq: int
     events: list[msgspec.Raw]
-
-
-ViewResponse = SeatView | SupportView
-"""``GET /matches/{id}/view``: a seat's view, or support's view of every hand."""

@@ -16,7 +16,7 @@ from app.api.auth import (
     redeem_ticket,
 )
 from app.api.docs import SEAT_SECURITY, errors
-from app.api.errors import InvalidHeaderError, InvalidValueError
+from app.api.errors import InvalidHeaderError, InvalidValueError, SpectatorsRefusedError
 from app.api.live import open_feed
 from app.api.params import (
     AccessTokenQuery,
@@ -27,6 +27,8 @@ from app.api.params import (
     SeatQuery,
     optional_seat,
 )
+from app.api.table_ops import spectators_allowed
+from domain.redaction import EVERYONE
 
 TicketQuery: TypeAlias = Annotated[
     str | None,
@@ -57,12 +59,24 @@ class EventsController(Controller):
         seat: SeatQuery = None,
         ticket: TicketQuery = None,
     ) -> ServerSentEvent:
-        """``text/event-stream``: one message per event, ``id:`` = seq, ``data:`` = replay line.
+        """``text/event-stream``: one message per event, ``id:`` = seq, ``data:`` = replay line
+        with one more field, ``after``: the table after that event (whose turn, its deadline,
+        the server's now, the banner).
 
-        The stream ends after ``match_ended``. Reconnect with ``Last-Event-ID`` to resume.
+        Without any token: the public feed (no hand, R23), unless the table was created with
+        ``"spectators": false`` (403). The stream ends after ``match_ended``. Reconnect with
+        ``Last-Event-ID`` to resume.
         """
         authorization = request.headers.get("authorization")
         resume = _resume_point(last_event_id, after)
+        if authorization is None and ticket is None and not access_token:
+            # A spectator: the public feed, if the table shows itself to anyone.
+            if not await runtime.call(spectators_allowed, runtime.service, match_id):
+                raise SpectatorsRefusedError(
+                    "this table was created without spectators: only its seats and support see it"
+                )
+            stream = await open_feed(runtime, match_id, EVERYONE, resume)
+            return ServerSentEvent(stream, headers={"Cache-Control": "no-cache"})
         if authorization is None and ticket is not None:
             who = await redeem_ticket(runtime, ticket, match_id, optional_seat(seat))
         else:

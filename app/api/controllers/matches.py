@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from typing import Annotated, TypeAlias
+
 from litestar import Controller, get, post
+from litestar.params import QueryParameter
 
 from app.api import operations as ops
-from app.api.auth import AnyRequest, authenticate_player
+from app.api import table_ops
+from app.api.auth import AnyRequest, authenticate, authenticate_player
 from app.api.bodies import read_body
-from app.api.docs import errors, json_body
+from app.api.docs import SEAT_SECURITY, errors, json_body
 from app.api.errors import SeedRefusedError
 from app.api.params import MatchIdPath, Runtime, SeatPath, seat_number
 from app.api.schemas import (
@@ -16,12 +20,56 @@ from app.api.schemas import (
     SeatTokenResponse,
     TakeSeatRequest,
 )
+from app.api.table_ops import lobby_filters
+from app.api.table_schemas import LobbyPage, TableResponse
 from app.api.tokens import bearer, is_player_token
-from domain.views import TableView
+from domain.rulesets import RULESETS
+
+LobbyStatus: TypeAlias = Annotated[
+    str | None,
+    QueryParameter(
+        description="only tables in this state",
+        schema_extra={"enum": ["waiting", "playing", "ended"], "one_of": None},
+    ),
+]
+"""``?status=``: waiting, playing or ended."""
+
+LobbyRuleset: TypeAlias = Annotated[
+    str | None,
+    QueryParameter(
+        description="only tables of this rule set",
+        schema_extra={"enum": list(RULESETS), "one_of": None},
+    ),
+]
+"""``?ruleset=``: one rule set."""
+
+LobbySeats: TypeAlias = Annotated[
+    str | None,
+    QueryParameter(
+        description="only tables of this size",
+        schema_extra={"type": "integer", "enum": [2, 4], "one_of": None},
+    ),
+]
+"""``?seats=2`` or ``?seats=4``."""
+
+LobbyLimit: TypeAlias = Annotated[
+    str | None,
+    QueryParameter(
+        description="tables per page (default 20)",
+        schema_extra={"type": "integer", "minimum": 1, "maximum": 100, "one_of": None},
+    ),
+]
+"""``?limit=``: 1 to 100 tables per page."""
+
+LobbyCursor: TypeAlias = Annotated[
+    str | None,
+    QueryParameter(description="the `next` of the previous page", schema_extra={"one_of": None}),
+]
+"""``?cursor=``: where the next page starts."""
 
 
 class MatchesController(Controller):
-    """``POST /matches``, ``GET /matches/{id}``, ``POST /matches/{id}/seats/{seat}``."""
+    """``POST /matches``, the lobby, ``GET /matches/{id}``, ``POST /matches/{id}/seats/{seat}``."""
 
     path = "/matches"
     tags = ("matches",)
@@ -47,12 +95,56 @@ class MatchesController(Controller):
             bot_kind=data.bot_kind,
             seed=data.seed,
             request_id=ops.new_request_id(),
+            turn_seconds=data.turn_seconds,
+            private=data.private,
+            spectators=data.spectators,
         )
 
-    @get("/{match_id:str}", responses=errors(404))
-    async def table(self, runtime: Runtime, match_id: MatchIdPath) -> TableView:
-        """The public table: status, open seats by name, floor, counts, scores; no hand (R23)."""
-        return await runtime.call(ops.table, runtime.service, match_id, runtime.players)
+    @get("/", responses=errors(400))
+    async def lobby(
+        self,
+        runtime: Runtime,
+        status: LobbyStatus = None,
+        ruleset: LobbyRuleset = None,
+        seats: LobbySeats = None,
+        limit: LobbyLimit = None,
+        cursor: LobbyCursor = None,
+    ) -> LobbyPage:
+        """The lobby: public tables, newest first, a page at a time (``next``: the cursor).
+
+        Private tables are never listed; only public fields (no hand, token or secret).
+        """
+        checked_status, checked_ruleset, checked_seats, count = lobby_filters(
+            status, ruleset, seats, limit
+        )
+        return await runtime.offload(
+            table_ops.lobby,
+            runtime.service,
+            runtime.players,
+            status=checked_status,
+            ruleset=checked_ruleset,
+            seats=checked_seats,
+            limit=count,
+            cursor=cursor,
+        )
+
+    @get("/{match_id:str}", responses=errors(401, 403, 404), security=SEAT_SECURITY)
+    async def table(
+        self, request: AnyRequest, runtime: Runtime, match_id: MatchIdPath
+    ) -> TableResponse:
+        """The public table: status, open seats by name, floor, counts, scores; no hand (R23).
+
+        ``after`` holds the live turn. A table created with ``"spectators": false`` shows itself
+        only to its seats and support (their token in the header); anyone else: 403.
+        """
+        authorization = request.headers.get("authorization")
+        seated = False
+        if authorization is not None:
+            await authenticate(runtime, authorization, match_id)
+            seated = True
+        return await runtime.call(
+            table_ops.public_table, runtime.service, match_id, runtime.players, seated=seated
+        )
 
     @post(
         "/{match_id:str}/seats/{seat:str}",
@@ -81,6 +173,10 @@ class MatchesController(Controller):
                 await read_body(request, TakeSeatRequest)
             name, player_id = player.shown_name, player.player_id
         async with runtime.match_lock(match_id):
+            # A rematch keeps a registered player's seat for that player (docs/api.md, Rematch).
+            await runtime.call(
+                table_ops.check_reservation, runtime.service, match_id, number, player_id
+            )
             return await runtime.call(
                 ops.take_seat,
                 runtime.service,

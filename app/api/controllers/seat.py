@@ -15,8 +15,9 @@ from app.api.schemas import (
     PlayResponse,
     PreviewRequest,
     PreviewResponse,
-    ViewResponse,
 )
+from app.api.table_ops import seat_or_support_view
+from app.api.table_schemas import ViewResponse
 
 
 class SeatController(Controller):
@@ -30,11 +31,16 @@ class SeatController(Controller):
     async def view(
         self, request: AnyRequest, runtime: Runtime, match_id: MatchIdPath, seat: SeatQuery = None
     ) -> ViewResponse:
-        """The table as this seat sees it (its own hand only); support sees every hand."""
+        """The table as this seat sees it (its own hand only); support sees every hand.
+
+        ``after`` holds the live turn: whose turn, its deadline, the server's now, the banner.
+        """
         who = await authenticate(
             runtime, request.headers.get("authorization"), match_id, seat=optional_seat(seat)
         )
-        view = await runtime.call(ops.view, runtime.service, match_id, who.seat, runtime.players)
+        view = await runtime.call(
+            seat_or_support_view, runtime.service, match_id, who.seat, runtime.players
+        )
         await record_support_access(runtime, who, "view")
         return view
 

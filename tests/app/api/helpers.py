@@ -46,6 +46,18 @@ def bearer(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
 
 
+def timeless(body: Any) -> Any:
+    """A response body without the server's ``now`` in any ``after`` (it is the time of asking)."""
+    if isinstance(body, dict):
+        return {
+            k: ({**v, "now": None} if k == "after" and isinstance(v, dict) else timeless(v))
+            for k, v in body.items()
+        }
+    if isinstance(body, list):
+        return [timeless(v) for v in body]
+    return body
+
+
 def cards_in(text: str) -> set[str]:
     """Every card text that stands alone in ``text``."""
     return {m.group(1) + m.group(2) for m in CARD_PATTERN.finditer(text)}

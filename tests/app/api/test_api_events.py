@@ -43,9 +43,11 @@ def test_the_feed_of_an_ended_match_is_every_event_as_the_seat_sees_it(
     stored = api_service.events(match_id)
     assert [m.id for m in messages] == [r.seq for r in stored]
     assert [m.data["seq"] for m in messages if m.data] == [r.seq for r in stored]
-    # The data line is the replay-file line for this seat (the match has ended: all open).
+    # The data line is the replay-file line for this seat (the match has ended: all open),
+    # with the table after the event as one more field at its end.
     for message, recorded in zip(messages, stored, strict=True):
-        assert message.raw.split("data: ", 1)[1].strip() == event_line(recorded, 0, True).decode()
+        line = message.raw.split("data: ", 1)[1].strip()
+        assert line.startswith(event_line(recorded, 0, True).decode()[:-1] + ',"after":{')
 
 
 def test_resuming_after_last_event_id_sends_exactly_the_rest(api: Api) -> None:

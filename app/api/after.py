@@ -1,0 +1,49 @@
+"""The live turn (docs/api.md, "Live turns"): the table right after an event.
+
+Every view and every SSE message carries it as ``after``, so a client knows whose turn it is
+and until when without asking again. It holds counts only, never a card of any hand (R23).
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+from domain.state import MatchState
+
+AFTER_ENCODER = msgspec.json.Encoder()
+"""Encodes ``After`` for an SSE message."""
+
+
+class After(msgspec.Struct, frozen=True, kw_only=True):
+    """The table after an event: whose turn, until when, the server's now and the banner.
+
+    ``stock`` is the cards left to deal, ``carry`` the carry pending (R20); ``deadline`` is UTC
+    text (R25) or null (a bot on turn, no clock, no turn); ``now`` is the server's clock when the
+    message was written, so a client counts down by ``deadline - now`` whatever its own clock.
+    """
+
+    seq: int
+    status: str
+    turn: int | None
+    deadline: str | None
+    now: str
+    stock: int
+    carry: int
+
+
+def after_of(state: MatchState, now: str) -> After:
+    """The live turn and banner of ``state`` at the server's ``now``: counts only (R23)."""
+    return After(
+        seq=state.events,
+        status=state.status,
+        turn=state.turn,
+        deadline=state.deadline,
+        now=now,
+        stock=len(state.stock) if state.status == "playing" else 0,
+        carry=state.carry,
+    )
+
+
+def with_after(line: bytes, after: After) -> bytes:
+    """An event line (a JSON object) with one more field, ``after``, at its end."""
+    return line[:-1] + b',"after":' + AFTER_ENCODER.encode(after) + b"}"
