@@ -7,7 +7,7 @@ rotation replaces it for every API process the moment it is appended.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Final, TypeAlias
 
 import msgspec
@@ -149,11 +149,21 @@ def resolve_names(state: MatchState, shown: Mapping[str, str]) -> MatchState:
     """
     if not state.player_ids:
         return state
-    names = tuple(
-        shown.get(pid, DELETED_NAME) if (pid := _at(state.player_ids, seat)) else name
-        for seat, name in enumerate(state.names)
+    return msgspec.structs.replace(
+        state, names=shown_seat_names(state.names, state.player_ids, shown)
     )
-    return msgspec.structs.replace(state, names=names)
+
+
+def shown_seat_names(
+    names: Sequence[str | None], player_ids: Sequence[str | None], shown: Mapping[str, str]
+) -> tuple[str | None, ...]:
+    """Each seat's name as shown now: a registered player's by their id (``deleted player`` once
+    erased, or when ``shown`` does not know the id), a name-only seat's as it was taken."""
+    ids = tuple(player_ids)
+    return tuple(
+        shown.get(pid, DELETED_NAME) if (pid := _at(ids, seat)) else name
+        for seat, name in enumerate(names)
+    )
 
 
 def _at(ids: tuple[str | None, ...], seat: int) -> str | None:

@@ -30,9 +30,21 @@ from app.readmodels.matches import (
     blank_row,
     view_of,
 )
+from app.readmodels.players import (
+    PLAYER_COLUMNS,
+    PLAYER_MATCH_COLUMNS,
+    PlayerMatchView,
+    changed_players,
+    directory_row,
+    fold_player_matches,
+    player_match_view,
+    shown_name,
+)
 from app.store.match_store import LogEntry, MatchStore
+from app.store.player_store import PlayerStore
+from domain.players import fold_player
 
-SCHEMA_VERSION = "3"
+SCHEMA_VERSION = "4"
 """Bumped when the read models' tables change shape; an older file is rebuilt."""
 
 PROJECTION = "matches"
@@ -91,6 +103,7 @@ class ReadModels:
         applied = 0
         with self._lock:
             self._check_source()
+            self._sync_players()
             while True:
                 count, position = self._apply_batch(after_entry)
                 applied += count
@@ -169,6 +182,32 @@ class ReadModels:
             rows = list(self.db.table("matches").rows_where("match_id = ?", [match_id]))
         return view_of(rows[0]) if rows else None
 
+    def player_matches(self, player_id: str, *, limit: int | None = None) -> list[PlayerMatchView]:
+        """The player's matches, newest first (by when the match was created)."""
+        with self._lock:
+            rows = list(
+                self.db.table("player_matches").rows_where(
+                    "player_id = ?", [player_id], order_by="created desc, match_id", limit=limit
+                )
+            )
+        return [player_match_view(row) for row in rows]
+
+    def shown_names(self, player_ids: list[str]) -> dict[str, str]:
+        """The name each player in the directory shows under (``deleted player`` once erased)."""
+        if not player_ids:
+            return {}
+        marks = ",".join("?" * len(player_ids))
+        with self._lock:
+            rows = self.db.table("players").rows_where(f"player_id in ({marks})", player_ids)
+            return {row["player_id"]: shown_name(row) for row in rows}
+
+    def player_rows(self) -> list[dict[str, Any]]:
+        """Both players tables exactly as kept, in key order (to compare two builds)."""
+        with self._lock:
+            directory = list(self.db.table("players").rows_where(order_by="player_id"))
+            seats = list(self.db.table("player_matches").rows_where(order_by="player_id, match_id"))
+        return directory + seats
+
     def table_rows(self) -> list[dict[str, Any]]:
         """Every stored row exactly as kept, in id order (to compare two builds of the file)."""
         with self._lock:
@@ -183,18 +222,46 @@ class ReadModels:
             if not entries:
                 return 0, position
             rows = self._rows_for({e.match_id for e in entries})
+            seated = self._player_rows_for({e.match_id for e in entries})
             decode = self.store.to_recorded
             for entry in entries:
                 row = rows.get(entry.match_id)
                 if row is None:
                     row = rows[entry.match_id] = blank_row(entry.match_id)
                 apply_entry(row, entry, decode)
+                fold_player_matches(seated, row, entry, decode)
                 if after_entry is not None:
                     after_entry(entry)
             self.db.table("matches").upsert_all(list(rows.values()), pk="match_id")
+            players = [r for by_player in seated.values() for r in by_player.values()]
+            if players:
+                self.db.table("player_matches").upsert_all(players, pk=("player_id", "match_id"))
             last = entries[-1].position
             self.db.table("positions").upsert({"name": PROJECTION, "position": last}, pk="name")
             return len(entries), last
+
+    def _player_rows_for(self, match_ids: set[str]) -> dict[str, dict[str, Row]]:
+        ids = sorted(match_ids)
+        marks = ",".join("?" * len(ids))
+        found = self.db.table("player_matches").rows_where(f"match_id in ({marks})", ids)
+        seated: dict[str, dict[str, Row]] = {}
+        for row in found:
+            seated.setdefault(row["match_id"], {})[row["player_id"]] = row
+        return seated
+
+    def _sync_players(self) -> None:
+        """Re-read the player streams that moved on since the directory last saw them."""
+        streams = PlayerStore(self.store)
+        with self._write_transaction():
+            stored = streams.versions()
+            known = self.db.table("players").rows_where(select="player_id, version")
+            changed = []
+            for player_id in changed_players(stored, known):
+                player = fold_player(list(streams.read(player_id)))
+                if player is not None:
+                    changed.append(directory_row(player))
+            if changed:
+                self.db.table("players").upsert_all(changed, pk="player_id")
 
     def _rows_for(self, match_ids: set[str]) -> dict[str, Row]:
         ids = sorted(match_ids)
@@ -226,9 +293,14 @@ class ReadModels:
         table("matches").create(COLUMNS, pk="match_id", if_not_exists=True)
         table("matches").create_index(["status"], if_not_exists=True)
         table("matches").create_index(["created"], if_not_exists=True)
+        table("players").create(PLAYER_COLUMNS, pk="player_id", if_not_exists=True)
+        table("player_matches").create(
+            PLAYER_MATCH_COLUMNS, pk=("player_id", "match_id"), if_not_exists=True
+        )
+        table("player_matches").create_index(["match_id"], if_not_exists=True)
 
     def _drop_tables(self) -> None:
-        for name in ("matches", "positions", "meta"):
+        for name in ("matches", "players", "player_matches", "positions", "meta"):
             self.db.table(name).drop(ignore=True)
 
     def _meta(self) -> dict[str, str]:

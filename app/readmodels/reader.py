@@ -14,7 +14,7 @@ from pathlib import Path
 
 from app.readmodels.matches import MatchSummaryView, view_of
 
-SCHEMA_VERSION = "3"
+SCHEMA_VERSION = "4"
 """The read models' schema this reader understands (app.readmodels.models.SCHEMA_VERSION)."""
 
 PROJECTION = "matches"

@@ -10,10 +10,8 @@ from __future__ import annotations
 import secrets
 from collections.abc import Iterable
 
-from app.store.decoding import TOPICS
-from app.store.match_store import NOTIFICATION_PAGE, MatchStore
+from app.store.match_store import MatchStore
 from app.store.player_store import PlayerStore
-from domain.events import SeatTaken
 from domain.players import (
     PLAYER_ID_PREFIX,
     PlayerEvent,
@@ -39,27 +37,6 @@ class PlayerService:
     def __init__(self, store: MatchStore) -> None:
         self.store = store
         self.streams = PlayerStore(store)
-
-    def seats_of(self, player_id: str, limit: int) -> list[tuple[str, int]]:
-        """(match id, seat) of the player's seats, newest first, at most ``limit``.
-
-        Read from the global log's ``seat_taken`` entries (the store itself, so a seat just
-        taken through any process is there); only entries naming the id are decoded.
-        """
-        topic = [TOPICS[SeatTaken]]
-        needle = player_id.encode()
-        found: list[tuple[str, int]] = []
-        position = 0
-        while True:
-            page = self.store.log_after(position, NOTIFICATION_PAGE, topic)
-            for entry in page:
-                if needle in entry.state:
-                    event = self.store.to_recorded(entry).event
-                    if isinstance(event, SeatTaken) and event.player_id == player_id:
-                        found.append((entry.match_id, event.seat))
-            if len(page) < NOTIFICATION_PAGE:
-                return found[::-1][:limit]
-            position = page[-1].position
 
     def load(self, player_id: str) -> PlayerState | None:
         """The player as stored now, or None when there is no such player."""

@@ -63,6 +63,40 @@ class PlayerStore:
         with translated_errors():
             self.recorder.insert_events(rows)
 
+    def versions(self) -> dict[str, int]:
+        """Every player's id and the last seq of their stream (one scan of the key index).
+
+        The streams have no global order, so this is how the players read model finds out
+        which players changed since it last looked (docs/storage.md).
+        """
+        recorder: Any = self.recorder
+        with translated_errors():
+            if hasattr(recorder, "_stored_events_index"):  # in memory
+                return {
+                    str(pid): max(seqs)
+                    for pid, seqs in recorder._stored_events_index.items()
+                    if seqs
+                }
+            datastore = recorder.datastore
+            schema = getattr(datastore, "schema", None)
+            if schema is None:  # SQLite
+                query: Any = _VERSIONS.format(table=recorder.events_table_name)
+            else:  # PostgreSQL
+                from psycopg.sql import SQL, Identifier
+
+                query = SQL(_VERSIONS.format(table="{}.{}")).format(
+                    Identifier(schema), Identifier(recorder.events_table_name)
+                )
+            with datastore.transaction(commit=False) as cursor:
+                cursor.execute(query)
+                return {str(row["id"]): int(row["version"]) for row in cursor.fetchall()}
+
+
+_VERSIONS: Final = (
+    "SELECT originator_id AS id, MAX(originator_version) AS version"
+    " FROM {table} GROUP BY originator_id"
+)
+
 
 def _decode(row: StoredEvent) -> AnyPlayerEvent:
     """The event in a stored row, or CorruptEventError naming its stream and seq."""

@@ -6,12 +6,13 @@ rotated token is refused at once by every API process (docs/api.md, "Players").
 
 from __future__ import annotations
 
+import threading
+import weakref
 from typing import Annotated
 
 from litestar import Controller, delete, get, patch, post
 from litestar.params import QueryParameter
 
-from app.api import operations as ops
 from app.api.auth import AnyRequest, authenticate_player
 from app.api.bodies import read_body
 from app.api.docs import SEAT_SECURITY, errors, json_body
@@ -24,9 +25,10 @@ from app.api.player_schemas import (
     PlayerTokenResponse,
 )
 from app.api.tokens import issue_player_token
+from app.readmodels.models import ReadModels
 from app.service import MatchService
 from app.service.players import PlayerService, new_player_id
-from domain.players import PlayerState
+from domain.players import PlayerState, shown_seat_names
 
 MAX_MATCHES = 50
 """The most matches one ``GET /players/me/matches`` returns."""
@@ -59,27 +61,45 @@ def _rotate(players: PlayerService, player: PlayerState) -> PlayerTokenResponse:
     )
 
 
-def _matches(
-    service: MatchService, players: PlayerService, player_id: str, limit: int
-) -> PlayerMatchesResponse:
-    """The player's matches from the store: their own seat's facts and the public table only."""
+_MODELS: weakref.WeakKeyDictionary[MatchService, ReadModels] = weakref.WeakKeyDictionary()
+_MODELS_LOCK = threading.Lock()
+
+
+def _read_models(service: MatchService) -> ReadModels:
+    """The read models of ``service``'s store, opened once per service."""
+    with _MODELS_LOCK:
+        models = _MODELS.get(service)
+        if models is None:
+            models = _MODELS[service] = ReadModels.for_store(service.store)
+        return models
+
+
+def _matches(service: MatchService, player_id: str, limit: int) -> PlayerMatchesResponse:
+    """The player's matches from the players read model, brought up to the log first.
+
+    Only the public table of each match is listed (names, status, turn, totals), never a hand.
+    """
+    models = _read_models(service)
+    models.catch_up()
     listed = []
-    for match_id, seat in players.seats_of(player_id, limit):
-        state = ops.named(service, players, match_id)
-        setup = state.setup
-        assert setup is not None
+    for row in models.player_matches(player_id, limit=limit):
+        match = models.match(row.match_id)
+        if match is None or row.ruleset is None or row.seats is None:
+            continue
+        ids = [pid for pid in match.player_ids if pid is not None]
+        names = shown_seat_names(match.players, match.player_ids, models.shown_names(ids))
         listed.append(
             PlayerMatch(
-                match_id=match_id,
-                ruleset=setup.ruleset,
-                seats=setup.seats,
-                seat=seat,
-                status=state.status,
-                turn=state.turn,
-                your_turn=state.status == "playing" and state.turn == seat,
-                names=state.names,
-                totals=state.totals,
-                winner=state.winner,
+                match_id=row.match_id,
+                ruleset=row.ruleset,
+                seats=row.seats,
+                seat=row.seat,
+                status=row.status,
+                turn=row.turn,
+                your_turn=row.status == "playing" and row.turn == row.seat,
+                names=names,
+                totals=tuple(row.totals),
+                winner=row.winner,
             )
         )
     return PlayerMatchesResponse(player_id=player_id, matches=tuple(listed))
@@ -138,6 +158,4 @@ class PlayersController(Controller):
     ) -> PlayerMatchesResponse:
         """The player's matches, newest first: seat, status, whose turn it is, and scores."""
         player = await authenticate_player(runtime, request.headers.get("authorization"))
-        return await runtime.offload(
-            _matches, runtime.service, runtime.players, player.player_id, limit
-        )
+        return await runtime.offload(_matches, runtime.service, player.player_id, limit)
