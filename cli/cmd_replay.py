@@ -21,7 +21,7 @@ from cli.common import (
     app,
     handles_errors,
 )
-from cli.reading import VerifyResult, replay_step, verify_line, verify_one
+from cli.reading import VerifyResult, named_events, replay_step, verify_line, verify_one
 from cli.shell import dump_json, echo_err, opened, reading, viewer_of
 from domain.events import MatchCreated
 from replays.cursor import MatchCursor, Viewer
@@ -110,7 +110,7 @@ def replay(
         return
     viewer: Viewer = viewer_of(as_seat, support)
     with reading(db) as streams:
-        events = streams.events(match_id)
+        events = named_events(streams, match_id)
     cursor = MatchCursor(events)
     cursor.check_viewer(viewer)
     if log:

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from app.readmodels.matches import MatchSummaryView
     from app.readmodels.models import ReadModels
     from app.service import MatchService
+    from domain.recorded import RecordedEvent
 
 HEADER = (
     "MATCH",
@@ -64,6 +65,7 @@ def list_matches(
         try:
             catch_up(read)
             rows = read.matches(status=status, limit=limit)
+            rows = named_rows(rows, read.shown_names(row_player_ids(rows)))
         finally:
             read.close()
     print_matches(rows, status, json)
@@ -76,7 +78,7 @@ def list_fresh_matches(db: Path | None, status: str | None, limit: int | None, j
     file: then ``list_matches`` answers.
     """
     from app.config import existing_store, readmodel_path, resolve_store
-    from app.readmodels.reader import fresh_matches
+    from app.readmodels.reader import fresh_matches, fresh_names
     from app.store.sqlite_reader import SQLiteStreams
 
     status = checked_status(status)
@@ -86,14 +88,66 @@ def list_fresh_matches(db: Path | None, status: str | None, limit: int | None, j
     streams = SQLiteStreams(config.sqlite_path)
     try:
         position = streams.max_position()
+        path = readmodel_path(config)
+        rows = fresh_matches(path, config.identity(), position, status=status, limit=limit)
+        if rows is None:
+            return False
+        ids = row_player_ids(rows)
+        shown = fresh_names(path, streams.player_versions(ids)) if ids else {}
     finally:
         streams.close()
-    path = readmodel_path(config)
-    rows = fresh_matches(path, config.identity(), position, status=status, limit=limit)
-    if rows is None:
-        return False
-    print_matches(rows, status, json)
+    if shown is None:
+        return False  # a player renamed or erased since the directory last looked: fold first
+    print_matches(named_rows(rows, shown), status, json)
     return True
+
+
+def row_player_ids(rows: list[MatchSummaryView]) -> list[str]:
+    """The registered players seated in ``rows``, each once, in id order."""
+    return sorted({pid for row in rows for pid in row.player_ids if pid is not None})
+
+
+def named_rows(rows: list[MatchSummaryView], shown: dict[str, str]) -> list[MatchSummaryView]:
+    """``rows`` with each registered player's seat under the name ``shown`` gives now."""
+    from domain.players import shown_seat_names
+
+    return [
+        msgspec.structs.replace(
+            row, players=list(shown_seat_names(row.players, row.player_ids, shown))
+        )
+        if row.player_ids
+        else row
+        for row in rows
+    ]
+
+
+def named_events(streams: Streams, match_id: str) -> list[RecordedEvent]:
+    """The stream of ``match_id`` with each registered player's seat under their name now.
+
+    A seat records who sat down by id; a rename shows everywhere, and an erased name shows as
+    ``deleted player`` (domain.players.shown_seat_events, as the HTTP API shows them). The
+    names are read from the players' own streams, so they are never behind.
+    """
+    from domain.players import seated_player_ids, shown_seat_events
+
+    events = streams.events(match_id)
+    ids = sorted(set(seated_player_ids(events)))
+    if not ids:
+        return events  # nobody registered sat here: nothing to look up
+    return shown_seat_events(events, shown_names(streams, ids))
+
+
+def shown_names(streams: Streams, player_ids: list[str]) -> dict[str, str]:
+    """The name each of these players shows under now, read from the store."""
+    from app.store.sqlite_reader import SQLiteStreams
+
+    if isinstance(streams, SQLiteStreams):
+        return {pid: p.shown_name for pid, p in streams.players(player_ids).items()}
+    from app.service import MatchService
+    from app.service.players import PlayerService
+
+    assert isinstance(streams, MatchService)
+    return PlayerService(streams.store).shown_names(player_ids)
 
 
 def print_matches(rows: list[MatchSummaryView], status: str | None, json: bool) -> None:
@@ -146,7 +200,7 @@ def export_match(
 
     viewer = viewer_of(as_seat, support)
     with reading(db) as streams:
-        recorded = streams.events(match_id)
+        recorded = named_events(streams, match_id)
     MatchCursor(recorded).check_viewer(viewer)
     data = write_replay(recorded, fold(r.event for r in recorded).names, viewer)
     if output is None:
@@ -172,7 +226,7 @@ def replay_step(
 
     viewer = viewer_of(as_seat, support)
     with reading(db) as streams:
-        events = streams.events(match_id)
+        events = named_events(streams, match_id)
     cursor = MatchCursor(events)
     cursor.check_viewer(viewer)
     position = cursor.position(step if step is not None else cursor.last_seq, viewer)

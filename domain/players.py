@@ -13,7 +13,9 @@ from typing import Final, TypeAlias
 import msgspec
 
 from domain.errors import InvalidNameError, PlayerNameErasedError
+from domain.events import SeatTaken
 from domain.names import seat_name
+from domain.recorded import RecordedEvent
 from domain.state import MatchState
 
 PLAYER_ID_PREFIX: Final = "p-"
@@ -164,6 +166,35 @@ def shown_seat_names(
         shown.get(pid, DELETED_NAME) if (pid := _at(ids, seat)) else name
         for seat, name in enumerate(names)
     )
+
+
+def seated_player_ids(recorded: Sequence[RecordedEvent]) -> list[str]:
+    """The ids of the registered players who took a seat in ``recorded``, in seat order taken."""
+    return [
+        r.event.player_id
+        for r in recorded
+        if isinstance(r.event, SeatTaken) and isinstance(r.event.player_id, str)
+    ]
+
+
+def shown_seat_events(
+    recorded: Sequence[RecordedEvent], shown: Mapping[str, str]
+) -> list[RecordedEvent]:
+    """``recorded`` with each registered player's ``seat_taken`` under the name shown now.
+
+    Whatever is folded, stepped through or written from the result (frames, the dispute log,
+    a replay file) shows the player's name now, as ``shown_seat_names`` gives it; a name-only
+    seat keeps the name it was taken under.
+    """
+    named: list[RecordedEvent] = []
+    for r in recorded:
+        event = r.event
+        if isinstance(event, SeatTaken) and isinstance(event.player_id, str):
+            (name,) = shown_seat_names([event.name], [event.player_id], shown)
+            event = msgspec.structs.replace(event, name=name or event.name)
+            r = msgspec.structs.replace(r, event=event)
+        named.append(r)
+    return named
 
 
 def _at(ids: tuple[str | None, ...], seat: int) -> str | None:

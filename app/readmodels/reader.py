@@ -13,6 +13,7 @@ import sqlite3
 from pathlib import Path
 
 from app.readmodels.matches import MatchSummaryView, view_of
+from app.readmodels.players import shown_name
 
 SCHEMA_VERSION = "4"
 """The read models' schema this reader understands (app.readmodels.models.SCHEMA_VERSION)."""
@@ -59,3 +60,38 @@ def fresh_matches(
         return None  # the full path says what is wrong, in its own words
     finally:
         connection.close()
+
+
+def fresh_names(path: Path, versions: dict[str, int]) -> dict[str, str] | None:
+    """The name each player of ``versions`` shows under, from the ``players`` directory, when it
+    holds every one of them at exactly that stream version; None when any is missing or behind.
+
+    ``versions`` is each player's last seq in the store: the directory has no tracked position
+    (the players' streams have no global order), so it is fresh for these players only when it
+    has folded each of their streams to its end.
+    """
+    if not versions:
+        return {}
+    uri = path.resolve().as_uri() + "?mode=ro"
+    connection = sqlite3.connect(uri, uri=True, timeout=10.0)
+    try:
+        connection.row_factory = sqlite3.Row
+        ids = sorted(versions)
+        names: dict[str, str] = {}
+        for start in range(0, len(ids), _CHUNK):
+            chunk = ids[start : start + _CHUNK]
+            marks = ",".join("?" * len(chunk))
+            query = (
+                f"SELECT player_id, name, erased, version FROM players WHERE player_id IN ({marks})"
+            )
+            for row in connection.execute(query, chunk).fetchall():
+                if int(row["version"]) == versions[row["player_id"]]:
+                    names[row["player_id"]] = shown_name(dict(row))
+        return names if len(names) == len(versions) else None
+    except sqlite3.Error:
+        return None  # the full path says what is wrong, in its own words
+    finally:
+        connection.close()
+
+
+_CHUNK = 500  # ids per query, well under SQLite's limit on bound parameters

@@ -15,13 +15,21 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from app.errors import MatchNotFoundError, StoreUnavailableError
+import msgspec
+
+from app.errors import CorruptEventError, MatchNotFoundError, StoreUnavailableError
 from app.store.decoding import TOPICS, decode_row
 from domain.events import MatchCreated
+from domain.players import PLAYER_EVENT_DECODER, PlayerState, fold_player
 from domain.recorded import RecordedEvent
 
 EVENTS_TABLE = "stored_events"
 """The table eventsourcing's SQLite application recorder keeps the events in."""
+
+PLAYERS_TABLE = "stored_players"
+"""The table the players' streams are kept in (app.store.player_store)."""
+
+_CHUNK = 500  # ids per query, well under SQLite's limit on bound parameters
 
 LOCK_TIMEOUT_SECONDS = 5
 """How long a read waits for another process's transaction, as the store does."""
@@ -72,3 +80,34 @@ class SQLiteStreams:
         """The last position of the global log (its largest rowid), 0 when it is empty."""
         rows = self._rows(f"SELECT MAX(rowid) FROM {EVENTS_TABLE}", ())
         return int(rows[0][0] or 0) if rows else 0
+
+    def player_versions(self, player_ids: list[str]) -> dict[str, int]:
+        """The last seq of each of these players' streams (players not stored are left out)."""
+        versions: dict[str, int] = {}
+        for start in range(0, len(player_ids), _CHUNK):
+            chunk = tuple(player_ids[start : start + _CHUNK])
+            rows = self._rows(
+                f"SELECT originator_id, MAX(originator_version) FROM {PLAYERS_TABLE} "
+                f"WHERE originator_id IN ({','.join('?' * len(chunk))}) GROUP BY originator_id",
+                chunk,
+            )
+            versions.update((str(pid), int(version)) for pid, version in rows)
+        return versions
+
+    def players(self, player_ids: list[str]) -> dict[str, PlayerState]:
+        """These players folded from their streams as stored now (players not stored left out)."""
+        found: dict[str, PlayerState] = {}
+        for player_id in player_ids:
+            rows = self._rows(
+                f"SELECT originator_version, state FROM {PLAYERS_TABLE} "
+                "WHERE originator_id=? ORDER BY originator_version ASC",
+                (player_id,),
+            )
+            try:
+                player = fold_player([PLAYER_EVENT_DECODER.decode(state) for _, state in rows])
+            except (msgspec.DecodeError, UnicodeDecodeError) as error:
+                seq = int(rows[-1][0]) if rows else 0
+                raise CorruptEventError(player_id, seq, str(error)) from None
+            if player is not None:
+                found[player_id] = player
+        return found
