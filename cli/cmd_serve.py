@@ -46,6 +46,30 @@ def _access_settings(
     return f"CORS origins: {origins}; trusted proxies: {proxies}; limits: {limits}"
 
 
+def _clock_settings(turn_seconds: int | None, waiting_minutes: float | None) -> str:
+    """Put the clock's options into the environment every server process reads; a summary.
+
+    ``--turn-seconds`` replaces ``BASRA_TURN_SECONDS`` and ``--waiting-minutes``
+    ``BASRA_WAITING_MINUTES``; both are checked before any process starts.
+    """
+    from app.api.settings import ApiSettings
+
+    given = {}
+    if turn_seconds is not None:
+        given["BASRA_TURN_SECONDS"] = str(turn_seconds)
+    if waiting_minutes is not None:
+        given["BASRA_WAITING_MINUTES"] = repr(waiting_minutes)
+    try:
+        settings = ApiSettings.from_env(os.environ | given)
+    except ValueError as error:
+        raise InvalidOptionError(str(error)) from None
+    os.environ.update(given)
+    return (
+        f"turn clock: {settings.turn_seconds} s a turn unless a table sets its own; "
+        f"waiting tables closed after {settings.waiting_minutes:g} min"
+    )
+
+
 def _check_origin(origin: str) -> None:
     """An origin is ``scheme://host[:port]`` with nothing after it."""
     scheme, sep, rest = origin.partition("://")
@@ -102,12 +126,31 @@ def serve(
             show_default=False,
         ),
     ] = None,
+    turn_seconds: Annotated[
+        int | None,
+        typer.Option(
+            "--turn-seconds",
+            help="Seconds a person has for a turn at tables created without their own "
+            "turn_seconds, 5-600 (default $BASRA_TURN_SECONDS, else 120; R25).",
+            show_default=False,
+        ),
+    ] = None,
+    waiting_minutes: Annotated[
+        float | None,
+        typer.Option(
+            "--waiting-minutes",
+            help="Minutes a table may wait for players before it is closed as abandoned; "
+            "fractions allowed (default $BASRA_WAITING_MINUTES, else 30).",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Serve the HTTP API until interrupted (OpenAPI and a browsable page at /schema)."""
     from app.api.server import ServeOptions, describe, serve_until_stopped
     from app.config import StoreConfig
 
     access = _access_settings(cors_origin or [], trusted_proxy or [], rate_limit or [])
+    clock = _clock_settings(turn_seconds, waiting_minutes)
 
     options = ServeOptions(
         host=host,
@@ -124,5 +167,6 @@ def serve(
             f"basra API on http://{host}:{port} ({server}, {workers} worker(s)), {describe(config)}"
         )
         echo_err(access)
+        echo_err(clock)
 
     serve_until_stopped(options, announce)

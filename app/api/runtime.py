@@ -12,10 +12,12 @@ import anyio
 from litestar.datastructures import State
 
 from app.api.broker import EventBroker
+from app.api.clock import TurnClock
 from app.api.facts import FactsCache
 from app.api.settings import ApiSettings
 from app.service import MatchService
 from app.service.access import AccessService
+from app.service.match_service import fast_clock
 from app.service.players import PlayerService
 
 P = ParamSpec("P")
@@ -38,6 +40,18 @@ class ApiRuntime:
         self.inline = _inline(settings.store_calls, service)
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
         service.add_listener(self._on_append)
+        if settings.test_clock is not None:  # end-to-end tests of the clock only
+            service.clock = fast_clock(*settings.test_clock)
+        if service.turn_seconds is None:  # R25: tables created without a turn time get this one
+            service.turn_seconds = settings.turn_seconds
+        self.clock = TurnClock(
+            service,
+            call=self.call,
+            offload=self.offload,
+            lock_for=self.match_lock,
+            waiting_seconds=settings.waiting_minutes * 60,
+            follow_every=settings.follow_every_seconds,
+        )
 
     def _on_append(self, match_id: str, events: list[Any]) -> None:
         self.facts.on_append(match_id, events)
@@ -64,11 +78,13 @@ class ApiRuntime:
         return lock
 
     async def start(self) -> None:
-        """On startup: bind the broker to the loop."""
+        """On startup: bind the broker to the loop, start the turn clock."""
         await self.broker.start(self.offload)
+        await self.clock.start()
 
     async def stop(self) -> None:
-        """On shutdown: stop following the log and end the open feeds."""
+        """On shutdown: stop the clock and following the log, and end the open feeds."""
+        await self.clock.stop()
         await self.broker.stop()
 
 

@@ -8,6 +8,12 @@ from dataclasses import dataclass, field
 
 from app.api.limits_config import DEFAULT_LIMITS, Limits, parse_limits
 
+TURN_SECONDS = 120
+"""R25: the turn time of a table created without one (``--turn-seconds``)."""
+
+WAITING_MINUTES = 30.0
+"""How long a table may wait for players before it is closed (``--waiting-minutes``)."""
+
 MAX_BODY_BYTES = 16 * 1024
 """The largest request body accepted; every body of this API is far smaller."""
 
@@ -36,20 +42,64 @@ class ApiSettings:
     cors_origins: tuple[str, ...] = ()
     trusted_proxies: tuple[str, ...] = ()
     limits: Limits = field(default_factory=lambda: DEFAULT_LIMITS)
+    turn_seconds: int = TURN_SECONDS
+    waiting_minutes: float = WAITING_MINUTES
+    test_clock: tuple[int, float] | None = None
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> ApiSettings:
         """``BASRA_SUPPORT_TOKEN``, ``BASRA_TEST_MODE=1``, ``BASRA_API_THREADS``,
         ``BASRA_API_STORE_CALLS`` (``auto``, ``inline`` or ``threads``), ``BASRA_CORS_ORIGINS``,
-        ``BASRA_TRUSTED_PROXIES`` and ``BASRA_RATE_LIMITS`` (docs/api.md, "CORS and limits")."""
+        ``BASRA_TRUSTED_PROXIES`` and ``BASRA_RATE_LIMITS`` (docs/api.md, "CORS and limits"),
+        ``BASRA_TURN_SECONDS`` and ``BASRA_WAITING_MINUTES`` (docs/api.md, "The turn clock")."""
         env = os.environ if environ is None else environ
         token = env.get("BASRA_SUPPORT_TOKEN") or None
+        test_mode = env.get("BASRA_TEST_MODE", "") in ("1", "true", "yes")
         return cls(
             support_token=token,
-            test_mode=env.get("BASRA_TEST_MODE", "") in ("1", "true", "yes"),
+            test_mode=test_mode,
             store_threads=int(env.get("BASRA_API_THREADS") or 8),
             store_calls=env.get("BASRA_API_STORE_CALLS") or "auto",
             cors_origins=split_list(env.get("BASRA_CORS_ORIGINS", "")),
             trusted_proxies=split_list(env.get("BASRA_TRUSTED_PROXIES", "")),
             limits=parse_limits(split_list(env.get("BASRA_RATE_LIMITS", ""))),
+            turn_seconds=turn_seconds(env.get("BASRA_TURN_SECONDS") or str(TURN_SECONDS)),
+            waiting_minutes=waiting_minutes(
+                env.get("BASRA_WAITING_MINUTES") or str(WAITING_MINUTES)
+            ),
+            test_clock=parse_test_clock(env.get("BASRA_TEST_CLOCK", "")) if test_mode else None,
         )
+
+
+def parse_test_clock(text: str) -> tuple[int, float] | None:
+    """``ANCHOR_MS*SPEED`` (test mode only): the service's clock runs SPEED times faster than the
+    wall clock after the Unix epoch millisecond ANCHOR_MS; empty for the wall clock."""
+    if not text:
+        return None
+    anchor, _, speed = text.partition("*")
+    try:
+        return int(anchor), float(speed)
+    except ValueError:
+        raise ValueError(f"BASRA_TEST_CLOCK is ANCHOR_MS*SPEED, not {text!r}") from None
+
+
+def turn_seconds(text: str) -> int:
+    """A turn time in whole seconds, 5 to 600 (R25); ValueError otherwise."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if not 5 <= value <= 600:
+        raise ValueError(f"the turn time is 5 to 600 whole seconds, not {text!r}")
+    return value
+
+
+def waiting_minutes(text: str) -> float:
+    """A waiting period in minutes, above 0 (fractions allowed, e.g. 0.02 for 1.2 s)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0.0
+    if not 0 < value < float("inf"):
+        raise ValueError(f"the waiting time is a number of minutes above 0, not {text!r}")
+    return value

@@ -10,6 +10,7 @@ request id. States come from app.service.states; listeners hear of every append.
 from __future__ import annotations
 
 import secrets
+import time
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -36,13 +37,28 @@ from domain.events import MatchCreated
 from domain.evolve import fold
 from domain.recorded import RecordedEvent, misnumbered
 from domain.state import INITIAL_STATE, MatchState
-from domain.times import utc_micros
+from domain.times import utc_micros, utc_text
 from replays.errors import StreamError
 
 
 def utc_now() -> str:
     """The record time of an event: UTC, ``YYYY-MM-DDTHH:MM:SS.ffffffZ``."""
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def fast_clock(anchor_ms: int, speed: float) -> Callable[[], str]:
+    """A test clock that runs ``speed`` times faster than the wall clock after ``anchor_ms``.
+
+    For end-to-end tests of the turn clock only (``BASRA_TEST_CLOCK``, docs/api.md "The turn
+    clock"): at 5x a 5-second turn, the shortest the rules allow, passes in one real second.
+    Every process given the same anchor reads the same time, across restarts.
+    """
+
+    def read() -> str:
+        now_ms = time.time_ns() // 1_000_000
+        return utc_text(anchor_ms + round((now_ms - anchor_ms) * speed))
+
+    return read
 
 
 def epoch_ms(at: str) -> int:

@@ -29,8 +29,12 @@ def apply(state: MatchState, command: Command, cause: str, steps: Steps) -> Matc
     return state
 
 
-def bot_turns(state: MatchState, steps: Steps) -> MatchState:
-    """Every bot on turn plays until a person is on turn or the match ends."""
+def bot_turns(state: MatchState, steps: Steps, now_ms: int | None = None) -> MatchState:
+    """Every bot on turn plays until a person is on turn or the match ends.
+
+    ``now_ms`` is the command's time: a bot's play that passes the turn to a person sets that
+    person's deadline from it (R25).
+    """
     bots: dict[int, Bot] = {}
     while state.status == "playing" and state.turn is not None and state.is_bot(state.turn):
         seat = state.turn
@@ -40,7 +44,8 @@ def bot_turns(state: MatchState, steps: Steps) -> MatchState:
         if bot is None:
             bot = bots[seat] = bot_at(state, seat)  # a random bot resumes its seeded stream
         card = bot.choose(seat_view(state, seat))
-        state = apply(state, PlayCard(seat=seat, card=card), f"bot:{seat}", steps)
+        play = PlayCard(seat=seat, card=card, now_ms=now_ms)
+        state = apply(state, play, f"bot:{seat}", steps)
     return state
 
 

@@ -1,0 +1,192 @@
+"""The turn clock of one server process: fires deadlines (R25) and closes waiting tables.
+
+An asyncio task started and stopped with the app's lifespan. At start it reads from the store
+every match not ended (``app.service.deadlines.open_matches``) and what each has due; then it
+keeps an in-memory heap of what falls due next, refreshed for every match that this process
+appends to (the service's listener) or that any process appends to (a follower of the global
+log). The heap only says when to look: firing is a command through the service, decided on the
+state in the store, so a stale entry does nothing, and on PostgreSQL with several processes each
+deadline is appended once (the store's optimistic concurrency picks the one writer). The clock
+reads time from the service's own clock, the one every command reads.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import heapq
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import replace
+from typing import Any
+
+from app.errors import MatchNotFoundError
+from app.service import MatchService
+from app.service.deadlines import Due, created_at, due_of, fire, open_matches
+from app.service.match_service import epoch_ms
+from domain.events import MatchCreated
+from domain.recorded import RecordedEvent
+
+log = logging.getLogger("basra.clock")
+
+Call = Callable[..., Awaitable[Any]]
+"""Runs a store call the way the API runs it: ``await call(func, *args)``."""
+
+LockFor = Callable[[str], asyncio.Lock]
+"""The per-match lock of this process, shared with the request handlers."""
+
+EARLY_RETRY_MS = 20
+"""When this process's clock says a deadline is not reached yet, look again this much later."""
+
+
+class TurnClock:
+    """Wakes at the next due deadline or waiting time and sends it through the service."""
+
+    def __init__(
+        self,
+        service: MatchService,
+        *,
+        call: Call,
+        offload: Call,
+        lock_for: LockFor,
+        waiting_seconds: float | None,
+        follow_every: float = 0.5,
+    ) -> None:
+        self.service = service
+        self._call = call
+        self._offload = offload
+        self._lock_for = lock_for
+        self._waiting_ms = None if waiting_seconds is None else round(waiting_seconds * 1000)
+        self._follow_every = follow_every
+        self._heap: list[Due] = []
+        self._current: dict[str, Due] = {}  # the one live entry per match; others are stale
+        self._created: dict[str, str] = {}  # creation times of matches not ended
+        self._dirty: set[str] = set()
+        self._wake = asyncio.Event()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._position = 0
+        self.fired = 0
+
+    # -- lifespan -----------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Recover what is pending from the store and start the loop."""
+        self._loop = asyncio.get_running_loop()
+        self.service.add_listener(self._on_append)
+        # The log's end first, then the scan: an append in between is followed, never missed.
+        self._position = await self._offload(self.service.store.max_position)
+        opened = await self._offload(open_matches, self.service)
+        self._created.update(opened)
+        self._dirty.update(opened)
+        self._task = asyncio.create_task(self._run(), name="basra-clock")
+
+    async def stop(self) -> None:
+        """Stop the loop (a fire in progress finishes or is cancelled before its commit)."""
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._task
+            self._task = None
+
+    @property
+    def pending(self) -> int:
+        """How many matches have something due."""
+        return len(self._current)
+
+    # -- news of appends ----------------------------------------------------------------------
+
+    def _on_append(self, match_id: str, events: list[RecordedEvent]) -> None:
+        """The service's listener (on the committing thread): look at the match again."""
+        loop = self._loop
+        if loop is None or loop.is_closed():
+            return
+        at = next((r.at for r in events if isinstance(r.event, MatchCreated)), None)
+        with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
+            loop.call_soon_threadsafe(self._mark, match_id, at)
+
+    def _mark(self, match_id: str, created: str | None = None) -> None:
+        if created is not None:
+            self._created[match_id] = created
+        self._dirty.add(match_id)
+        self._wake.set()
+
+    async def _follow(self) -> None:
+        """Matches other processes appended to (several servers on PostgreSQL, an import)."""
+        while True:
+            rows = await self._offload(self.service.notifications_after, self._position, 1000)
+            for position, match_id, _seq in rows:
+                self._position = max(self._position, position)
+                self._dirty.add(match_id)
+            if len(rows) < 1000:
+                return
+
+    # -- the loop -----------------------------------------------------------------------------
+
+    async def _run(self) -> None:
+        followed = 0.0
+        loop = asyncio.get_running_loop()
+        while True:
+            try:
+                if loop.time() - followed >= self._follow_every:
+                    await self._follow()
+                    followed = loop.time()
+                await self._refresh()
+                await self._fire_due()
+                self._wake.clear()
+                if self._dirty:
+                    continue
+                wait = self._follow_every
+                if self._heap:
+                    left = (self._heap[0].due_ms - self._now_ms()) / 1000
+                    wait = max(0.0, min(wait, left))
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._wake.wait(), wait)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("the turn clock failed a round; retrying")
+                await asyncio.sleep(max(self._follow_every, 1.0))
+
+    def _now_ms(self) -> int:
+        return epoch_ms(self.service.clock())
+
+    async def _refresh(self) -> None:
+        """Read what each changed match has due now, from its state in the store."""
+        while self._dirty:
+            match_id = self._dirty.pop()
+            try:
+                state = await self._call(self.service.load, match_id)
+            except MatchNotFoundError:
+                state = None
+            created = self._created.get(match_id)
+            if state is not None and state.status == "waiting" and created is None:
+                created = await self._call(created_at, self.service, match_id)
+                self._created[match_id] = created
+            due = None if state is None else due_of(match_id, state, created, self._waiting_ms)
+            if state is None or state.status == "ended":
+                self._created.pop(match_id, None)
+            self._put(match_id, due)
+
+    def _put(self, match_id: str, due: Due | None) -> None:
+        if due is None:
+            self._current.pop(match_id, None)
+        elif self._current.get(match_id) != due:
+            self._current[match_id] = due
+            heapq.heappush(self._heap, due)
+
+    async def _fire_due(self) -> None:
+        """Fire every entry whose time has come, each under its match's lock."""
+        while self._heap and self._heap[0].due_ms <= self._now_ms():
+            due = heapq.heappop(self._heap)
+            if self._current.get(due.match_id) != due:
+                continue  # superseded: the match moved on since this entry was made
+            async with self._lock_for(due.match_id):
+                outcome = await self._call(fire, self.service, due)
+            if outcome == "fired":
+                self.fired += 1
+            if outcome == "early":
+                self._put(due.match_id, replace(due, due_ms=self._now_ms() + EARLY_RETRY_MS))
+            else:
+                self._current.pop(due.match_id, None)
+                self._dirty.add(due.match_id)  # look again: what is due after it, if anything
