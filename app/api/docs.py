@@ -60,6 +60,10 @@ COMPONENTS: Final = Components(
 SEAT_SECURITY: Final[tuple[dict[str, list[str]], ...]] = ({BEARER: []},)
 """Routes that need a seat's (or support's) token."""
 
+OPTIONAL_SECURITY: Final[tuple[dict[str, list[str]], ...]] = ({}, {BEARER: []})
+"""Public routes that a seat's (or support's) token may also open: the table and its feed of a
+table without spectators."""
+
 
 def body_schema(body_type: type[msgspec.Struct]) -> dict[str, Any]:
     """The JSON Schema of a request body, inline, as the strict decoder enforces it."""

@@ -15,7 +15,7 @@ from app.api.auth import (
     record_support_access,
     redeem_ticket,
 )
-from app.api.docs import SEAT_SECURITY, errors
+from app.api.docs import OPTIONAL_SECURITY, errors
 from app.api.errors import InvalidHeaderError, InvalidValueError, SpectatorsRefusedError
 from app.api.live import open_feed
 from app.api.params import (
@@ -45,7 +45,7 @@ class EventsController(Controller):
 
     path = "/matches/{match_id:str}/events"
     tags = ("seat",)
-    security = SEAT_SECURITY
+    security = OPTIONAL_SECURITY
 
     @get("/", media_type=EVENT_STREAM, responses=errors(400, 401, 403, 404, 422, 503))
     async def events(

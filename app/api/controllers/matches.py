@@ -11,7 +11,7 @@ from app.api import operations as ops
 from app.api import table_ops
 from app.api.auth import AnyRequest, authenticate, authenticate_player
 from app.api.bodies import read_body
-from app.api.docs import SEAT_SECURITY, errors, json_body
+from app.api.docs import OPTIONAL_SECURITY, errors, json_body
 from app.api.errors import SeedRefusedError
 from app.api.params import MatchIdPath, Runtime, SeatPath, seat_number
 from app.api.schemas import (
@@ -128,7 +128,7 @@ class MatchesController(Controller):
             cursor=cursor,
         )
 
-    @get("/{match_id:str}", responses=errors(401, 403, 404), security=SEAT_SECURITY)
+    @get("/{match_id:str}", responses=errors(401, 403, 404), security=OPTIONAL_SECURITY)
     async def table(
         self, request: AnyRequest, runtime: Runtime, match_id: MatchIdPath
     ) -> TableResponse:
