@@ -6,10 +6,11 @@ ends by timeout when its first deadline passes. The lateness of an expiry is the
 p50/p99 in real milliseconds.
 
 Second workload, "plays at the deadline": the same tables, and for each one a client that
-plays the seat on turn's first card at the real time of its deadline (give or take the
-scheduling of this one client process). Counted: plays that landed (200) and plays refused
-(409 ``turn_expired``, or ``conflict`` when the clock's append came first), and the lateness of
-the expiries that fired.
+plays the seat on turn's first card at a random moment of the last 100 real ms before its
+deadline (give or take the scheduling of this one client process). Counted: plays that landed
+(200) and plays refused (409 ``turn_expired``, or ``conflict`` when the clock's append came
+first), and the lateness of the expiries that fired (after a play that landed, the other
+seat's turn runs out).
 
 The rules' shortest turn is 5 s; the server runs with ``BASRA_TEST_CLOCK`` (test mode only) at
 2.5x the wall clock, so a 5-second turn passes in 2 real seconds; recorded lateness is divided
@@ -23,6 +24,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import random
 import signal
 import socket
 import statistics
@@ -100,7 +102,8 @@ async def play_at_deadline(
     auth = {"Authorization": f"Bearer {token}"}
     hand = (await http.get(f"{url}/matches/{match_id}/view", headers=auth)).json()["hand"]
     served_ms = utc_micros(view["deadline"]) / 1000
-    real_ms = anchor_ms + (served_ms - anchor_ms) / SPEED
+    # aimed anywhere from 100 ms before the deadline to the deadline itself (real time)
+    real_ms = anchor_ms + (served_ms - anchor_ms) / SPEED - random.uniform(0, 100)
     await asyncio.sleep(max(0.0, real_ms / 1000 - time.time()))
     response = await http.post(
         f"{url}/matches/{match_id}/plays",
