@@ -95,8 +95,6 @@ EXIT_CODE: Final[dict[type[BasraError], int]] = {
     api.SeedRefusedError: REFUSED,
     api.IdempotencyKeyReusedError: REFUSED,
     api.InvalidHeaderError: REFUSED,
-    api.RateLimitedError: EX_TEMPFAIL,
-    # Store faults.
     api.TokenInQueryError: REFUSED,
     api.SpectatorsRefusedError: REFUSED,
     api.SeatReservedError: REFUSED,
@@ -111,6 +109,8 @@ EXIT_CODE: Final[dict[type[BasraError], int]] = {
     app_errors.TicketExpiredError: REFUSED,
     app_errors.TicketUsedError: REFUSED,
     app_errors.TicketWrongMatchError: REFUSED,
+    api.RateLimitedError: EX_TEMPFAIL,
+    # Store faults.
     ConflictError: EX_TEMPFAIL,
     CorruptEventError: EX_DATAERR,
     StoreUnavailableError: EX_UNAVAILABLE,

@@ -250,8 +250,6 @@ HTTP_STATUS: Final[dict[type[BasraError], int]] = {
     SeedRefusedError: 403,
     IdempotencyKeyReusedError: 422,
     InvalidHeaderError: 400,
-    RateLimitedError: 429,
-    # Store faults: a lost race is the client's to retry (409); the rest are the server's.
     TokenInQueryError: 401,
     SpectatorsRefusedError: 403,
     SeatReservedError: 403,
@@ -266,6 +264,8 @@ HTTP_STATUS: Final[dict[type[BasraError], int]] = {
     app_errors.TicketExpiredError: 401,
     app_errors.TicketUsedError: 401,
     app_errors.TicketWrongMatchError: 403,
+    RateLimitedError: 429,
+    # Store faults: a lost race is the client's to retry (409); the rest are the server's.
     ConflictError: 409,
     CorruptEventError: 500,
     StoreUnavailableError: 503,
