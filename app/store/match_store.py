@@ -10,6 +10,7 @@ Snapshots of the folded state sit in their own table; they are caches and can be
 from __future__ import annotations
 
 import contextlib
+import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -63,6 +64,39 @@ def translated_errors(match_id: str | None = None) -> Iterator[None]:
         raise StoreUnavailableError(f"the event store is unavailable: {error}") from None
 
 
+class _CallsInFlight:
+    """Store calls under way on any thread, so closing waits for them and refuses new ones.
+
+    The server's log followers and the turn clock read the store on worker threads; closing
+    the connections under a read that is still running crashes the SQLite driver.
+    """
+
+    def __init__(self) -> None:
+        self._changed = threading.Condition()
+        self._running = 0
+        self._closed = False
+
+    @contextlib.contextmanager
+    def call(self) -> Iterator[None]:
+        """One store call; StoreUnavailableError once the store is closed."""
+        with self._changed:
+            if self._closed:
+                raise StoreUnavailableError("the event store is closed")
+            self._running += 1
+        try:
+            yield
+        finally:
+            with self._changed:
+                self._running -= 1
+                self._changed.notify_all()
+
+    def close(self, wait_seconds: float = 30.0) -> None:
+        """Refuse new calls and wait (up to ``wait_seconds``) for those under way to end."""
+        with self._changed:
+            self._closed = True
+            self._changed.wait_for(lambda: self._running == 0, timeout=wait_seconds)
+
+
 class MatchStore:
     """Match streams in an eventsourcing application recorder, snapshots beside them."""
 
@@ -78,6 +112,7 @@ class MatchStore:
         self.kind = config.kind
         self.identity = config.identity()
         self.mapper = EventMapper()
+        self.calls = _CallsInFlight()
         if recorders is None:
             with translated_errors():
                 events = factory.application_recorder()
@@ -152,7 +187,8 @@ class MatchStore:
         return cls.memory()
 
     def close(self) -> None:
-        """Release the connections."""
+        """Release the connections once the calls under way have ended."""
+        self.calls.close()
         self.factory.close()
 
     # -- streams ------------------------------------------------------------------------------
@@ -165,7 +201,7 @@ class MatchStore:
         recorder does not report them).
         """
         rows = [self.mapper.to_stored_event(match_id, r) for r in recorded]
-        with translated_errors(match_id):
+        with self.calls.call(), translated_errors(match_id):
             ids = self.recorder.insert_events(rows)
         return list(ids or ())
 
@@ -173,7 +209,7 @@ class MatchStore:
         self, match_id: str, after_seq: int = 0, upto_seq: int | None = None
     ) -> list[RecordedEvent]:
         """The stream's events after ``after_seq`` (up to ``upto_seq``), in order."""
-        with translated_errors(match_id):
+        with self.calls.call(), translated_errors(match_id):
             rows = self.recorder.select_events(
                 match_id, gt=after_seq if after_seq > 0 else None, lte=upto_seq
             )
@@ -182,7 +218,7 @@ class MatchStore:
 
     def last_seq(self, match_id: str) -> int:
         """The stream's last seq, 0 when there is no such match."""
-        with translated_errors(match_id):
+        with self.calls.call(), translated_errors(match_id):
             rows = self.recorder.select_events(match_id, desc=True, limit=1)
         return rows[0].originator_version if rows else 0
 
@@ -191,25 +227,25 @@ class MatchStore:
     def save_snapshot(self, match_id: str, state: MatchState) -> None:
         """Keep ``state`` as a snapshot at its seq; a snapshot already there is left alone."""
         row = self.mapper.snapshot_to_stored(match_id, state)
-        with contextlib.suppress(ConflictError), translated_errors(match_id):
+        with contextlib.suppress(ConflictError), self.calls.call(), translated_errors(match_id):
             self.snapshots.insert_events([row])
 
     def latest_snapshot(self, match_id: str) -> MatchState | None:
         """The latest snapshot this build can read, if any."""
-        with translated_errors(match_id):
+        with self.calls.call(), translated_errors(match_id):
             rows = self.snapshots.select_events(match_id, desc=True, limit=1)
         return self.mapper.snapshot_from_stored(rows[0]) if rows else None
 
     def drop_snapshots(self) -> int:
         """Forget every snapshot (they are rebuilt from the streams); returns how many."""
-        with translated_errors():
+        with self.calls.call(), translated_errors():
             return _drop_rows(self)
 
     # -- the global log -----------------------------------------------------------------------
 
     def log_after(self, position: int, limit: int, topics: Sequence[str] = ()) -> list[LogEntry]:
         """Up to ``limit`` entries of the global log after ``position``, in order."""
-        with translated_errors():
+        with self.calls.call(), translated_errors():
             rows = self.recorder.select_notifications(
                 start=position, limit=limit, topics=topics, inclusive_of_start=False
             )
@@ -220,7 +256,7 @@ class MatchStore:
 
     def max_position(self) -> int:
         """The last position of the global log, 0 when it is empty."""
-        with translated_errors():
+        with self.calls.call(), translated_errors():
             return self.recorder.max_notification_id() or 0
 
     def match_ids(self) -> list[str]:
