@@ -8,16 +8,15 @@ writers that read the same last seq cannot both append after it (ConflictError f
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Sequence
-from typing import Any, Final
+from typing import Final
 
 import msgspec
-from eventsourcing.persistence import AggregateRecorder, InfrastructureFactory, StoredEvent
+from eventsourcing.persistence import AggregateRecorder, StoredEvent
 
 from app.errors import CorruptEventError
 from app.store.decoding import TOPIC_PREFIX
-from app.store.match_store import MatchStore, translated_errors
+from app.store.match_store import MatchStore, side_recorder, translated_errors
 from domain.access import ACCESS_EVENT_TYPES, AnyAccessEvent
 
 PURPOSE: Final = "support"
@@ -27,25 +26,12 @@ _ENCODER = msgspec.json.Encoder()
 _DECODER = msgspec.json.Decoder(AnyAccessEvent)
 _TOPICS: Final = {cls: TOPIC_PREFIX + str(cls.__struct_config__.tag) for cls in ACCESS_EVENT_TYPES}
 
-# In memory, every handle on one store must share one recorder (as they share one file).
-_MEMORY: weakref.WeakKeyDictionary[InfrastructureFactory[Any], AggregateRecorder] = (
-    weakref.WeakKeyDictionary()
-)
-
 
 class AccessStore:
     """Streams of support facts, each read whole and appended at an expected seq."""
 
     def __init__(self, store: MatchStore) -> None:
-        factory = store.factory
-        with translated_errors():
-            if store.kind == "memory":
-                recorder = _MEMORY.get(factory)
-                if recorder is None:
-                    recorder = _MEMORY[factory] = factory.aggregate_recorder(PURPOSE)
-            else:
-                recorder = factory.aggregate_recorder(PURPOSE)
-        self.recorder: AggregateRecorder = recorder
+        self.recorder: AggregateRecorder = side_recorder(store, PURPOSE)
 
     def read(self, stream: str) -> list[AnyAccessEvent]:
         """The stream's facts in order (empty when there is none)."""

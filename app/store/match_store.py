@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
+import weakref
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -298,3 +299,25 @@ def _drop_rows(store: MatchStore) -> int:
     count = len(recorder._stored_events)
     recorder.__init__()
     return count
+
+
+_SIDE_RECORDERS: weakref.WeakKeyDictionary[
+    InfrastructureFactory[Any], dict[str, AggregateRecorder]
+] = weakref.WeakKeyDictionary()
+
+
+def side_recorder(store: MatchStore, purpose: str) -> AggregateRecorder:
+    """The recorder of the table ``stored_PURPOSE`` beside the match streams.
+
+    Players' and support's streams live there, outside the global log. In memory every handle
+    on one store shares one recorder per purpose, as handles on one file share its tables.
+    """
+    factory = store.factory
+    with translated_errors():
+        if store.kind != "memory":
+            return factory.aggregate_recorder(purpose)
+        by_purpose = _SIDE_RECORDERS.setdefault(factory, {})
+        recorder = by_purpose.get(purpose)
+        if recorder is None:
+            recorder = by_purpose[purpose] = factory.aggregate_recorder(purpose)
+        return recorder

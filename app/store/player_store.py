@@ -10,16 +10,15 @@ process is refused by every other at once.
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Sequence
 from typing import Any, Final
 
 import msgspec
-from eventsourcing.persistence import AggregateRecorder, InfrastructureFactory, StoredEvent
+from eventsourcing.persistence import AggregateRecorder, StoredEvent
 
 from app.errors import CorruptEventError
 from app.store.decoding import TOPIC_PREFIX
-from app.store.match_store import MatchStore, translated_errors
+from app.store.match_store import MatchStore, side_recorder, translated_errors
 from domain.players import PLAYER_EVENT_DECODER, PLAYER_EVENT_TYPES, AnyPlayerEvent, PlayerEvent
 
 PURPOSE: Final = "players"
@@ -28,25 +27,12 @@ PURPOSE: Final = "players"
 _ENCODER = msgspec.json.Encoder()
 _TOPICS: Final = {cls: TOPIC_PREFIX + str(cls.__struct_config__.tag) for cls in PLAYER_EVENT_TYPES}
 
-# In memory, every handle on one store must share one recorder (as they share one file).
-_MEMORY: weakref.WeakKeyDictionary[InfrastructureFactory[Any], AggregateRecorder] = (
-    weakref.WeakKeyDictionary()
-)
-
 
 class PlayerStore:
     """Players' streams, each read whole and appended at an expected seq."""
 
     def __init__(self, store: MatchStore) -> None:
-        factory = store.factory
-        with translated_errors():
-            if store.kind == "memory":
-                recorder = _MEMORY.get(factory)
-                if recorder is None:
-                    recorder = _MEMORY[factory] = factory.aggregate_recorder(PURPOSE)
-            else:
-                recorder = factory.aggregate_recorder(PURPOSE)
-        self.recorder: AggregateRecorder = recorder
+        self.recorder: AggregateRecorder = side_recorder(store, PURPOSE)
 
     def read(self, player_id: str) -> list[AnyPlayerEvent]:
         """The player's events in order (empty when there is no such player)."""
