@@ -32,8 +32,10 @@ def free_port() -> int:
 
 
 @contextmanager
-def basra_serve(tmp_path: Path, *args: str, env: dict[str, str] | None = None) -> Iterator[str]:
-    """``basra serve`` on a free port; its URL once it answers; stopped with SIGINT after."""
+def serve_process(
+    tmp_path: Path, *args: str, env: dict[str, str] | None = None
+) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """``basra serve`` on a free port; (URL, process) once it answers; SIGINT after, if alive."""
     port = free_port()
     log = (tmp_path / f"serve-{port}.log").open("wb")
     environ = os.environ | {"BASRA_TEST_MODE": "1", "BASRA_SUPPORT_TOKEN": SUPPORT} | (env or {})
@@ -56,16 +58,24 @@ def basra_serve(tmp_path: Path, *args: str, env: dict[str, str] | None = None) -
             except httpx.TransportError:
                 pass
             assert time.monotonic() < deadline, "basra serve did not start"
-            time.sleep(0.1)
-        yield url
+            time.sleep(0.05)
+        yield url, process
     finally:
-        process.send_signal(signal.SIGINT)
-        try:
-            process.wait(15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        if process.poll() is None:
+            process.send_signal(signal.SIGINT)
+            try:
+                process.wait(15)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
         log.close()
+
+
+@contextmanager
+def basra_serve(tmp_path: Path, *args: str, env: dict[str, str] | None = None) -> Iterator[str]:
+    """``basra serve`` on a free port; its URL once it answers; stopped with SIGINT after."""
+    with serve_process(tmp_path, *args, env=env) as (url, _process):
+        yield url
 
 
 def _play_to_the_end(steps: HttpSteps, match_id: str, token: str) -> dict[str, object]:

@@ -26,7 +26,7 @@ from domain.events import CardPlayed, FloorDealt, MatchCreated, MatchEnded, opti
 from domain.recorded import RecordedEvent
 from domain.times import utc_micros
 from tests.app.api.helpers import HttpSteps, bearer, wait_until
-from tests.e2e.test_serve import SUPPORT, free_port
+from tests.e2e.test_serve import serve_process
 
 pytestmark = pytest.mark.e2e
 
@@ -39,44 +39,12 @@ def clock_server(
     tmp_path: Path, *args: str, anchor_ms: int, env: dict[str, str] | None = None
 ) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
     """``basra serve`` with the fast test clock; (URL, process) once it answers."""
-    port = free_port()
-    log = (tmp_path / f"serve-{port}.log").open("wb")
-    environ = os.environ | {
-        "BASRA_TEST_MODE": "1",
-        "BASRA_SUPPORT_TOKEN": SUPPORT,
+    clock = {
         "BASRA_TEST_CLOCK": f"{anchor_ms}*{SPEED}",
         "BASRA_RATE_LIMITS": "players=off matches=off",
     }
-    process = subprocess.Popen(
-        [sys.executable, "-m", "cli.main", "serve", "--port", str(port), *args],
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        env=environ | (env or {}),
-        cwd=tmp_path,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        limit = time.monotonic() + 30
-        while True:
-            if process.poll() is not None:
-                raise AssertionError((tmp_path / f"serve-{port}.log").read_text())
-            try:
-                if httpx.get(f"{url}/health", timeout=1).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            assert time.monotonic() < limit, "basra serve did not start"
-            time.sleep(0.05)
-        yield url, process
-    finally:
-        if process.poll() is None:
-            process.send_signal(signal.SIGINT)
-            try:
-                process.wait(15)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
-        log.close()
+    with serve_process(tmp_path, *args, env=clock | (env or {})) as served:
+        yield served
 
 
 def now_ms() -> int:
