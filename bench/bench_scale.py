@@ -1,0 +1,380 @@
+"""Scale-out benchmark: PostgreSQL commits, the store's appends and served plays, side by side.
+
+One run, on one PostgreSQL and one machine, in this order:
+
+1. ``raw``: plain psycopg, one small row per autocommitted INSERT, on 1, 4 and 16 connections
+   (one thread each) for ``--seconds`` each: commits per second, all connections together.
+2. ``store``: ``MatchStore.append`` on PostgreSQL (a schema of its own), one play's events per
+   call (the person's ``card_played`` and the bot's reply: two events, one transaction), every
+   thread on its own matches, at the same concurrency: appends (commands) per second.
+3. ``serve``: ``basra serve`` on a fresh SQLite file with one process, and on PostgreSQL (a
+   fresh schema each time) with one and with two processes, under the closed loop of the HTTP
+   API benchmark (bench/bench_api.py: practice matches, each loop a play whose answer carries
+   the bot's reply and the next view) at 50 and 200 concurrent matches: plays per second and
+   each play's latency (p50, p99). The abuse limits are off for the load (one client address
+   creates hundreds of matches; ``--rate-limit NAME=off``).
+
+Every part runs ``--repeats`` times, interleaved, and the medians are printed with the runs.
+Only 127.0.0.1 is contacted for the servers. Run from the repository root:
+
+    .venv/bin/python -m bench.bench_scale --postgres postgresql://postgres@127.0.0.1:5432/test \
+        [--repeats 3] [--seconds 5] [--serve-seconds 10] [--only raw,store,serve] [--json F]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import psycopg
+
+from app.config import PostgresSettings, parse_database_url
+from app.service import utc_now
+from app.store.match_store import MatchStore
+from app.store.postgres import drop_schema, ensure_schema
+from bench.bench_api import HOST, NO_LIMITS, Connection, Practice, _wait_healthy, free_port
+from domain.commands import CreateMatch
+from domain.events import CardPlayed
+from domain.fairness import secret_from_text_seed
+from domain.recorded import RecordedEvent
+from domain.selfplay import play_match
+
+CONCURRENCY = (1, 4, 16)
+"""Connections (and threads) of the raw and store loops."""
+
+ROW = b'{"event":{"type":"card_played","seat":0,"card":"10D","captured":["4C","6H"],' + (
+    b'"basra":0},"at":"2026-11-29T21:44:08.123456Z","caused_by":"seat:0/token:abcdef"}'
+)
+"""A raw row about the size of a stored play."""
+
+
+def say(message: str) -> None:
+    """Progress on stderr."""
+    print(message, file=sys.stderr, flush=True)
+
+
+def settings_for(url: str, schema: str) -> PostgresSettings:
+    """The benchmark's PostgreSQL settings in a schema of its own."""
+    return replace(parse_database_url(url), schema=schema)
+
+
+def new_schema() -> str:
+    """A fresh schema name."""
+    return f"bench_scale_{uuid.uuid4().hex[:10]}"
+
+
+# -- 1. raw commits -----------------------------------------------------------------------------
+
+
+def raw_commits(settings: PostgresSettings, connections: int, seconds: float) -> float:
+    """Autocommitted single-row INSERTs per second over ``connections`` connections."""
+    ensure_schema(settings)
+    table = f'"{settings.schema}".raw_rows'
+    kwargs: dict[str, Any] = {
+        "dbname": settings.dbname,
+        "host": settings.host,
+        "port": settings.port,
+        "user": settings.user,
+        "password": settings.password,
+        "autocommit": True,
+    }
+    with psycopg.connect(**kwargs) as setup:
+        setup.execute(
+            f"CREATE TABLE IF NOT EXISTS {table} (id bigserial PRIMARY KEY, match text, "
+            "state bytea)"
+        )
+    counts = [0] * connections
+    start = threading.Barrier(connections + 1)
+    deadline = [0.0]
+
+    def loop(i: int) -> None:
+        with psycopg.connect(**kwargs) as conn:
+            statement = f"INSERT INTO {table} (match, state) VALUES (%s, %s)"
+            start.wait()
+            n = 0
+            while time.monotonic() < deadline[0]:
+                conn.execute(statement, (f"m-{i}-{n % 200}", ROW), prepare=True)
+                n += 1
+            counts[i] = n
+
+    threads = [threading.Thread(target=loop, args=(i,)) for i in range(connections)]
+    for thread in threads:
+        thread.start()
+    deadline[0] = time.monotonic() + 0.3 + seconds
+    start.wait()
+    begin = time.monotonic()
+    for thread in threads:
+        thread.join()
+    return sum(counts) / (time.monotonic() - begin)
+
+
+# -- 2. the store's appends -----------------------------------------------------------------------
+
+
+def play_events() -> list[RecordedEvent]:
+    """The events of one play command: a card played and the bot's reply (two events)."""
+    events, _ = play_match(
+        CreateMatch(
+            match_id="template",
+            ruleset="classic",
+            seats=2,
+            secret=secret_from_text_seed("bench/scale"),
+            bots=(0, 1),
+        )
+    )
+    plays = [e for e in events if isinstance(e, CardPlayed)][:2]
+    at = utc_now()
+    return [RecordedEvent(seq=0, at=at, event=e, caused_by="bot:0") for e in plays]
+
+
+def store_appends(store: MatchStore, threads: int, seconds: float) -> float:
+    """Appends (one play's two events each) per second, every thread on matches of its own."""
+    template = play_events()
+    counts = [0] * threads
+    start = threading.Barrier(threads + 1)
+    deadline = [0.0]
+    run = uuid.uuid4().hex[:6]
+
+    def loop(i: int) -> None:
+        n = 0
+        match = 0
+        seq = 0
+        start.wait()
+        while time.monotonic() < deadline[0]:
+            if seq >= 200:  # a match of 200 events: start the next one
+                match += 1
+                seq = 0
+            match_id = f"m-{run}-{i}-{match}"
+            batch = [msgspec.structs.replace(r, seq=seq + k + 1) for k, r in enumerate(template)]
+            store.append(match_id, batch)
+            seq += len(batch)
+            n += 1
+        counts[i] = n
+
+    workers = [threading.Thread(target=loop, args=(i,)) for i in range(threads)]
+    for worker in workers:
+        worker.start()
+    deadline[0] = time.monotonic() + 0.3 + seconds
+    start.wait()
+    begin = time.monotonic()
+    for worker in workers:
+        worker.join()
+    return sum(counts) / (time.monotonic() - begin)
+
+
+# -- 3. served plays ------------------------------------------------------------------------------
+
+
+async def closed_loop(port: int, concurrency: int, seconds: float, seed: int) -> dict[str, float]:
+    """``concurrency`` practice matches playing as fast as they can: plays/s, p50 and p99 (ms)."""
+    latencies: list[float] = []
+    ready = asyncio.Event()
+    started = 0
+    deadline = 0.0
+
+    async def player(i: int) -> None:
+        nonlocal started
+        conn = Connection(port)
+        rng = random.Random(seed * 1000 + i)
+        try:
+            match = Practice(conn, rng)
+            await match.start()
+            started += 1
+            if started == concurrency:
+                ready.set()
+            await ready.wait()
+            while time.monotonic() < deadline:
+                if match.ended:
+                    match = Practice(conn, rng)
+                    await match.start()
+                sent = time.perf_counter()
+                await match.play()
+                if time.monotonic() < deadline:
+                    latencies.append((time.perf_counter() - sent) * 1000)
+        finally:
+            await conn.close()
+
+    tasks = [asyncio.create_task(player(i)) for i in range(concurrency)]
+    await ready.wait()
+    deadline = time.monotonic() + seconds
+    await asyncio.gather(*tasks)
+    data = sorted(latencies)
+
+    def pct(p: float) -> float:
+        return round(data[min(len(data) - 1, int(p * len(data)))], 1) if data else 0.0
+
+    return {"plays_s": round(len(data) / seconds, 1), "p50": pct(0.5), "p99": pct(0.99)}
+
+
+@contextlib.contextmanager
+def served(
+    workdir: Path, workers: int, database_url: str | None, env_extra: dict[str, str]
+) -> Iterator[int]:
+    """``basra serve`` on a fresh SQLite file, or on ``database_url``; its port."""
+    port = free_port()
+    env = dict(os.environ) | env_extra
+    for name in list(env):
+        if name.startswith("POSTGRES_") or name == "BASRA_DATABASE_URL":
+            del env[name]
+    env["BASRA_READMODELS"] = str(workdir / f"readmodels-{port}.sqlite3")
+    command = [sys.executable, "-m", "cli.main", "serve", "--host", HOST, "--port", str(port)]
+    command += ["--workers", str(workers)]
+    if database_url is None:
+        command += ["--db", str(workdir / f"api-{port}.db")]
+    else:
+        command += ["--database-url", database_url]
+    command += [arg for name in NO_LIMITS for arg in ("--rate-limit", f"{name}=off")]
+    log_path = workdir / f"serve-{port}.log"
+    with log_path.open("wb") as log:
+        process = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT)
+        try:
+            try:
+                asyncio.run(_wait_healthy(port, process))
+            except RuntimeError:
+                tail = log_path.read_text(errors="replace")[-2000:]
+                raise RuntimeError(f"basra serve did not start:\n{tail}") from None
+            yield port
+        finally:
+            process.terminate()
+            try:
+                process.wait(20)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+
+SERVE_CASES = (("sqlite-1", None, 1), ("pg-1", "pg", 1), ("pg-2", "pg", 2))
+"""(label, store, processes) of the served runs."""
+
+
+def serve_case(
+    args: argparse.Namespace, workdir: Path, case: tuple[str, str | None, int], load: int, r: int
+) -> dict[str, float]:
+    """One served run of ``case`` under ``load`` concurrent matches."""
+    label, store, workers = case
+    url = None
+    settings = None
+    if store == "pg":
+        schema = new_schema()
+        settings = settings_for(args.postgres, schema)
+        url = f"{args.postgres}?schema={schema}"
+    env_extra: dict[str, str] = {}
+    if label.startswith("sqlite") and args.sqlite_synchronous:
+        env_extra["BASRA_SQLITE_SYNCHRONOUS"] = args.sqlite_synchronous
+    try:
+        with served(workdir, workers, url, env_extra) as port:
+            say(f"serve {label} at {load} matches, repeat {r + 1}")
+            return asyncio.run(closed_loop(port, load, args.serve_seconds, seed=r))
+    finally:
+        if settings is not None:
+            drop_schema(settings)
+
+
+# -- the run --------------------------------------------------------------------------------------
+
+
+def median_line(label: str, runs: list[float], unit: str, base: float | None = None) -> str:
+    """``label  median unit  (ratio)  [runs]``."""
+    median = statistics.median(runs)
+    ratio = f"  {median / base:6.1%} of raw" if base else ""
+    listed = ", ".join(f"{x:,.0f}" for x in runs)
+    return f"  {label:<34} {median:>9,.0f} {unit}{ratio}  [{listed}]"
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run the parts asked for and print the medians."""
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawTextHelpFormatter
+    )
+    parser.add_argument("--postgres", default=os.environ.get("BASRA_TEST_POSTGRES"))
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--seconds", type=float, default=5.0, help="per raw/store loop")
+    parser.add_argument("--serve-seconds", type=float, default=10.0, help="per served run")
+    parser.add_argument("--loads", default="50,200", help="concurrent matches of served runs")
+    parser.add_argument("--only", default="raw,store,serve")
+    parser.add_argument("--cases", default="sqlite-1,pg-1,pg-2")
+    parser.add_argument("--sqlite-synchronous", default=None, help="FULL or NORMAL")
+    parser.add_argument("--json", type=Path, default=None, help="also write the results here")
+    args = parser.parse_args(argv)
+    if not args.postgres:
+        parser.error("--postgres URL (or BASRA_TEST_POSTGRES) is needed")
+    parts = set(args.only.split(","))
+    results: dict[str, Any] = {}
+
+    if parts & {"raw", "store"}:
+        raw: dict[int, list[float]] = {c: [] for c in CONCURRENCY}
+        appends: dict[int, list[float]] = {c: [] for c in CONCURRENCY}
+        for r in range(args.repeats):
+            for c in CONCURRENCY:
+                if "raw" in parts:
+                    settings = settings_for(args.postgres, new_schema())
+                    say(f"raw commits on {c} connections, repeat {r + 1}")
+                    try:
+                        raw[c].append(raw_commits(settings, c, args.seconds))
+                    finally:
+                        drop_schema(settings)
+                if "store" in parts:
+                    settings = settings_for(args.postgres, new_schema())
+                    say(f"store appends on {c} threads, repeat {r + 1}")
+                    store = MatchStore.postgres(settings)
+                    try:
+                        appends[c].append(store_appends(store, c, args.seconds))
+                    finally:
+                        store.close()
+                        drop_schema(settings)
+        print(f"## PostgreSQL commits, medians of {args.repeats} runs of {args.seconds:g} s")
+        for c in CONCURRENCY:
+            base = statistics.median(raw[c]) if raw[c] else None
+            if raw[c]:
+                print(median_line(f"raw psycopg, {c} connections", raw[c], "commits/s"))
+            if appends[c]:
+                print(median_line(f"store.append, {c} threads", appends[c], "appends/s", base))
+        results["raw"] = {str(c): v for c, v in raw.items()}
+        results["store"] = {str(c): v for c, v in appends.items()}
+
+    if "serve" in parts:
+        cases = [c for c in SERVE_CASES if c[0] in args.cases.split(",")]
+        loads = [int(x) for x in args.loads.split(",")]
+        runs: dict[str, list[dict[str, float]]] = {}
+        with tempfile.TemporaryDirectory(prefix="bench-scale-") as tmp:
+            for r in range(args.repeats):
+                for load in loads:
+                    for case in cases:
+                        run = serve_case(args, Path(tmp), case, load, r)
+                        runs.setdefault(f"{case[0]}@{load}", []).append(run)
+        print(
+            f"## basra serve, closed loop, medians of {args.repeats} runs of "
+            f"{args.serve_seconds:g} s"
+        )
+        for key, found in runs.items():
+            plays = statistics.median(x["plays_s"] for x in found)
+            p50 = statistics.median(x["p50"] for x in found)
+            p99 = statistics.median(x["p99"] for x in found)
+            listed = ", ".join(f"{x['plays_s']:,.0f}/{x['p99']:.0f}" for x in found)
+            print(
+                f"  {key:<14} {plays:>7,.0f} plays/s  p50 {p50:6.1f} ms  p99 {p99:6.1f} ms"
+                f"  [plays/s / p99: {listed}]"
+            )
+        results["serve"] = runs
+    if args.json is not None:
+        args.json.write_text(json.dumps(results, indent=2))
+
+
+if __name__ == "__main__":
+    main()
