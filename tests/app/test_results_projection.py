@@ -1,0 +1,230 @@
+"""The results projection (R27): profiles, histories and the ladder from the global log, each
+ended match applied once, rebuilt to the same numbers, practice and imports paying nothing."""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+import msgspec
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from app.readmodels.results import (
+    BadCursorError,
+    Results,
+    ladder_cursor,
+    read_ladder_cursor,
+)
+from app.service import MatchService
+from app.service.players import PlayerService
+from domain.events import MatchCreated
+from domain.ratings import NEW_PLAYER, rate_match
+from tests.app.results_helpers import finished_match, register, seat_all
+
+
+def test_a_finished_match_between_two_players_pays_and_rates(
+    service: MatchService, tmp_path: Path
+) -> None:
+    # given two players who play a match to the end
+    players = PlayerService(service.store)
+    amal, badr = register(players, "Amal", "Badr")
+    finished_match(service, "m-1", [amal, badr])
+    winner_side = service.load("m-1").winner
+    assert winner_side in (0, 1)
+    results = Results(tmp_path / "results.sqlite3", service.store)
+
+    # when the results catch up
+    results.catch_up()
+
+    # then the winner has 24 points and ~1662.3, the loser 3 points and ~1337.7
+    won, lost = (amal, badr) if winner_side == 0 else (badr, amal)
+    w, lo = results.profile(won), results.profile(lost)
+    expected_w, expected_l = rate_match(NEW_PLAYER, NEW_PLAYER, 1.0)
+    assert (w.points, w.wins, w.losses, w.rated_matches) == (24, 1, 0, 1)
+    assert (lo.points, lo.wins, lo.losses, lo.rated_matches) == (3, 0, 1, 1)
+    assert w.rating == pytest.approx(expected_w.rating) and round(w.rating, 1) == 1662.3
+    assert lo.rating == pytest.approx(expected_l.rating) and round(lo.rd, 1) == 290.3
+    (history,) = results.history(won)
+    assert (history.match_id, history.outcome, history.points, history.rated) == (
+        "m-1",
+        "win",
+        24,
+        True,
+    )
+    assert history.rating_before == 1500 and history.rating_after == w.rating
+    assert [p.player_id for p in results.ladder(limit=10)] == [won, lost]
+    # and a second catch-up applies nothing twice
+    results.catch_up()
+    assert results.profile(won).points == 24
+
+
+@pytest.mark.parametrize("end", ["no_play", "abandoned"])
+def test_a_match_that_ends_before_the_first_play_pays_nothing(
+    service: MatchService, tmp_path: Path, end: str
+) -> None:
+    players = PlayerService(service.store)
+    ids: list[str | None] = list(register(players, "Amal", "Badr"))
+    finished_match(service, "m-1", ids, end)
+    results = Results(tmp_path / "results.sqlite3", service.store)
+    results.catch_up()
+    assert results.all_rows() == []
+
+
+def test_forfeit_after_a_play_is_a_loss_for_the_leaver(
+    service: MatchService, tmp_path: Path
+) -> None:
+    players = PlayerService(service.store)
+    amal, badr = register(players, "Amal", "Badr")
+    finished_match(service, "m-1", [amal, badr], "forfeit")
+    results = Results(tmp_path / "results.sqlite3", service.store)
+    results.catch_up()
+    assert (results.profile(amal).losses, results.profile(amal).points) == (1, 3)
+    assert (results.profile(badr).wins, results.profile(badr).points) == (1, 24)
+
+
+def test_four_seats_pay_both_partners_and_rate_nobody(
+    service: MatchService, tmp_path: Path
+) -> None:
+    players = PlayerService(service.store)
+    ids = register(players, "A", "B", "C", "D")
+    finished_match(service, "m-4", list(ids), "forfeit")  # seat 0 leaves: side 1 wins
+    results = Results(tmp_path / "results.sqlite3", service.store)
+    results.catch_up()
+    assert [results.profile(i).points for i in ids] == [3, 24, 3, 24]
+    assert all(results.profile(i).rated_matches == 0 for i in ids)
+    assert results.ladder(limit=10) == []
+
+
+def test_practice_pays_nothing(service: MatchService, tmp_path: Path) -> None:
+    # given a match against a bot and a match with an anonymous seat, both played to the end
+    players = PlayerService(service.store)
+    (amal,) = register(players, "Amal")
+    service.create_match(ruleset="classic", seats=2, target=1, bots=(1,), match_id="m-bot")
+    service.take_seat("m-bot", 0, "Amal", player_id=amal)
+    finished_match(service, "m-anon", [amal, None])
+    from tests.app.results_helpers import play_to_end
+
+    play_to_end(service, "m-bot")
+    assert service.load("m-bot").status == service.load("m-anon").status == "ended"
+    results = Results(tmp_path / "results.sqlite3", service.store)
+    results.catch_up()
+    assert results.all_rows() == []
+
+
+def test_an_imported_match_is_never_a_result(service: MatchService, tmp_path: Path) -> None:
+    # given a finished match between players, stored again under a new id as an import does
+    # (replays.importing: match_created keeps the first id as origin)
+    players = PlayerService(service.store)
+    amal, badr = register(players, "Amal", "Badr")
+    finished_match(service, "m-1", [amal, badr])
+    events = service.events("m-1")
+    first = events[0].event
+    assert isinstance(first, MatchCreated)
+    moved = msgspec.structs.replace(first, match_id="m-imp", origin="m-1")
+    stream = [msgspec.structs.replace(r, event=moved) if r.seq == 1 else r for r in events]
+    service.append_imported("m-imp", stream)
+    # when the results catch up
+    results = Results(tmp_path / "results.sqlite3", service.store)
+    results.catch_up()
+    # then only the original counts
+    assert {r.match_id for r in results.history(amal)} == {"m-1"}
+    assert results.profile(amal).wins + results.profile(amal).losses == 1
+
+
+def test_idle_time_comes_from_the_recorded_end_times(tmp_path: Path) -> None:
+    # given a service whose clock we drive: two matches ten days apart
+    from app.store.match_store import MatchStore
+
+    now = ["2026-01-01T00:00:00.000000Z"]
+    service = MatchService(MatchStore.sqlite(tmp_path / "s.db"), clock=lambda: now[0])
+    players = PlayerService(service.store)
+    amal, badr = register(players, "Amal", "Badr")
+    finished_match(service, "m-1", [amal, badr])
+    results = Results(tmp_path / "results.sqlite3", service.store)
+    results.catch_up()
+    rd_after_first = results.profile(amal).rd
+    now[0] = "2026-01-11T00:00:00.000000Z"
+    finished_match(service, "m-2", [amal, badr])
+    results.catch_up()
+    # then the second match's RD before is the first's grown by ten idle days
+    second = results.history(amal)[0]
+    assert second.match_id == "m-2" and second.rd_before is not None
+    assert second.rd_before > rd_after_first
+    assert second.rd_before == pytest.approx(
+        (((rd_after_first / 173.7178) ** 2 + 10 * results.profile(amal).volatility ** 2) ** 0.5)
+        * 173.7178,
+        rel=1e-3,
+    )
+
+
+def test_ladder_cursor_round_trip_and_refusal() -> None:
+    from app.readmodels.results import Profile
+
+    profile = Profile(player_id="p-ab", rating=1612.25, rd=90.0, rated_matches=3)
+    assert read_ladder_cursor(ladder_cursor(profile)) == (0, 1612.25, "p-ab")
+    for bad in ["", "x", "!!!", "W10", "WzEsICJhIiwgMl0", "a" * 300]:
+        with pytest.raises(BadCursorError):
+            read_ladder_cursor(bad)
+
+
+def test_ladder_pages_settled_players_first(tmp_path: Path, service: MatchService) -> None:
+    # given four players who played a round robin, three times over
+    players = PlayerService(service.store)
+    ids = register(players, "A", "B", "C", "D")
+    for n, (a, b) in enumerate(itertools.combinations(ids, 2)):
+        finished_match(service, f"m-{n}", [a, b])
+    results = Results(tmp_path / "results.sqlite3", service.store)
+    results.catch_up()
+    # when the ladder is read a page of one at a time
+    pages = []
+    after = None
+    while True:
+        page = results.ladder(limit=1, after=after)
+        if not page:
+            break
+        pages.extend(page)
+        after = read_ladder_cursor(ladder_cursor(page[0]))
+    # then it is every rated player once, provisional after settled, each by rating
+    assert sorted(p.player_id for p in pages) == sorted(ids)
+    keys = [(p.provisional, -p.rating, p.player_id) for p in pages]
+    assert keys == sorted(keys)
+
+
+ENDS = st.sampled_from(["target", "forfeit", "no_play", "abandoned", "anon"])
+
+
+@settings(
+    max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(plan=st.lists(st.tuples(st.integers(0, 3), st.integers(0, 3), ENDS), min_size=1, max_size=6))
+def test_rebuild_equals_live_after_a_random_mix(
+    sqlite_service: MatchService, tmp_path: Path, plan: list[tuple[int, int, str]]
+) -> None:
+    # given results followed live, one catch-up per match, over a random mix of matches
+    service = sqlite_service
+    players = PlayerService(service.store)
+    tag = str(len(service.match_ids()))
+    ids = register(players, "A", "B", "C", "D")
+    live = Results(tmp_path / f"live-{tag}.sqlite3", service.store, batch_size=3)
+    for n, (a, b, end) in enumerate(plan):
+        pair: list[str | None] = [ids[a], ids[b] if a != b else ids[(b + 1) % 4]]
+        if end == "anon":
+            pair[1] = None
+            end = "target"
+        finished_match(service, f"m-{tag}-{n}", pair, end)
+        live.catch_up()
+    # when another file is rebuilt from the log in one go
+    rebuilt = Results(tmp_path / f"rebuilt-{tag}.sqlite3", service.store)
+    rebuilt.rebuild()
+    # then every profile and result is identical
+    assert rebuilt.all_rows() == live.all_rows()
+    live.close()
+    rebuilt.close()
+
+
+def test_seat_all_helper_makes_a_playing_table(service: MatchService) -> None:
+    players = PlayerService(service.store)
+    seat_all(service, "m-x", list(register(players, "A", "B")))
+    assert service.load("m-x").status == "playing"
