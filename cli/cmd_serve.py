@@ -131,7 +131,8 @@ def serve(
         typer.Option(
             "--turn-seconds",
             help="Seconds a person has for a turn at tables created without their own "
-            "turn_seconds, 5-600 (default $BASRA_TURN_SECONDS, else 120; R25).",
+            "turn_seconds, 1-600 (default $BASRA_TURN_SECONDS, else 120; R25; a table's own "
+            "is 5-600).",
             show_default=False,
         ),
     ] = None,

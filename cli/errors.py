@@ -70,6 +70,8 @@ EXIT_CODE: Final[dict[type[BasraError], int]] = {
     rules.MatchNotWaitingError: REFUSED,
     rules.MatchNotEndedError: REFUSED,
     rules.RematchExistsError: REFUSED,
+    rules.SeatReservedError: REFUSED,
+    rules.InvalidReservationError: REFUSED,
     # Request errors.
     InvalidOptionError: USAGE_EXIT,
     MatchNotFoundError: REFUSED,
@@ -97,7 +99,6 @@ EXIT_CODE: Final[dict[type[BasraError], int]] = {
     api.InvalidHeaderError: REFUSED,
     api.TokenInQueryError: REFUSED,
     api.SpectatorsRefusedError: REFUSED,
-    api.SeatReservedError: REFUSED,
     api.InvalidFilterError: REFUSED,
     api.InvalidCursorError: REFUSED,
     # Support agents and feed tickets.

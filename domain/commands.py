@@ -24,11 +24,16 @@ class CreateMatch(Command, frozen=True, tag="create_match"):
     bots: tuple[int, ...] = ()
     bot_kind: str = "easy"
     client_seeds: tuple[str, ...] | None = None
-    turn_seconds: int | None = None  # R25: 5-600; None runs no clock (bot-only tools)
+    turn_seconds: int | None = None  # R25: the table's own, 5-600; None: the server's
     private: bool = False
     spectators: bool = True
     rematch_of: str | None = None
     now_ms: int | None = None
+    # R25: the server's turn time (1-600) for a table that names none; None runs no clock
+    # (bot-only tools). A rematch, an import and a verify pass the recorded one here.
+    server_turn_seconds: int | None = None
+    # A rematch's seats kept for the registered players (player id by seat, None: open).
+    reserved: tuple[str | None, ...] | None = None
 
 
 class TakeSeat(Command, frozen=True, tag="take_seat"):

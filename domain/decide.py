@@ -19,6 +19,7 @@ from domain.commands import (
 from domain.errors import (
     CardNotInHandError,
     DeadlineNotReachedError,
+    InvalidReservationError,
     InvalidSeatCountError,
     InvalidSeatError,
     InvalidTargetError,
@@ -31,6 +32,7 @@ from domain.errors import (
     NotYourTurnError,
     PlayerSeatedError,
     RematchExistsError,
+    SeatReservedError,
     SeatTakenError,
     StaleDeadlineError,
     TurnExpiredError,
@@ -223,10 +225,11 @@ def _create(state: MatchState, cmd: CreateMatch) -> tuple[Event, ...]:
         commitment=commitment(cmd.match_id, secret),
         bots=tuple(sorted(cmd.bots)),
         bot_kind=cmd.bot_kind,
-        turn_seconds=_check_turn_seconds(cmd.turn_seconds),
+        turn_seconds=_turn_seconds_of(cmd),
         private=True if cmd.private else msgspec.UNSET,
         spectators=False if not cmd.spectators else msgspec.UNSET,
         rematch_of=msgspec.UNSET if cmd.rematch_of is None else cmd.rematch_of,
+        reserved=_check_reserved(cmd),
     )
     if len(cmd.bots) < cmd.seats:
         return (created,)
@@ -240,16 +243,45 @@ TURN_SECONDS = (5, 600)
 """R25: the shortest and longest turn time a table can be given, in seconds."""
 
 
-def _check_turn_seconds(seconds: int | None) -> int | msgspec.UnsetType:
-    """R25: a table's turn time, 5-600 whole seconds; None (no clock) is left out of the line."""
-    if seconds is None:
-        return msgspec.UNSET
-    low, high = TURN_SECONDS
-    if isinstance(seconds, bool) or not low <= seconds <= high:
+SERVER_TURN_SECONDS = (1, 600)
+"""R25: the shortest and longest turn time a server may give tables that name none."""
+
+
+def _turn_seconds_of(cmd: CreateMatch) -> int | msgspec.UnsetType:
+    """R25: the table's own turn time (5-600), else the server's (1-600); UNSET: no clock."""
+    if cmd.turn_seconds is not None:
+        return _check_turn_seconds(cmd.turn_seconds, TURN_SECONDS, "a table's")
+    if cmd.server_turn_seconds is not None:
+        return _check_turn_seconds(cmd.server_turn_seconds, SERVER_TURN_SECONDS, "the server's")
+    return msgspec.UNSET
+
+
+def _check_turn_seconds(seconds: int, bounds: tuple[int, int], whose: str) -> int:
+    """R25: a turn time within ``bounds``, in whole seconds."""
+    low, high = bounds
+    if isinstance(seconds, bool) or not isinstance(seconds, int) or not low <= seconds <= high:
         raise InvalidTurnSecondsError(
-            f"the turn time must be a whole number of seconds from {low} to {high}, not {seconds}"
+            f"{whose} turn time must be a whole number of seconds from {low} to {high},"
+            f" not {seconds}"
         )
     return seconds
+
+
+def _check_reserved(cmd: CreateMatch) -> tuple[str | None, ...] | msgspec.UnsetType:
+    """A rematch's kept seats: one entry per seat, a player at most once, no bot seat kept."""
+    kept = cmd.reserved
+    if kept is None or all(pid is None for pid in kept):
+        return msgspec.UNSET  # nothing kept: left out of the line
+    named = [pid for pid in kept if pid is not None]
+    if len(kept) != cmd.seats or len(set(named)) != len(named):
+        raise InvalidReservationError(
+            f"kept seats name each player once, one entry for each of the {cmd.seats} seats"
+        )
+    if any(pid is not None and seat in cmd.bots for seat, pid in enumerate(kept)):
+        raise InvalidReservationError("a bot's seat cannot be kept for a player")
+    if cmd.rematch_of is None:
+        raise InvalidReservationError("only a rematch keeps seats for the players before")
+    return tuple(kept)
 
 
 def _open_table_seat(state: MatchState, seat: int) -> MatchSetup:
@@ -268,6 +300,12 @@ def _take_seat(state: MatchState, cmd: TakeSeat) -> tuple[Event, ...]:
         raise SeatTakenError(f"seat {cmd.seat} is taken")
     if cmd.player_id is not None and cmd.player_id in state.player_ids:
         raise PlayerSeatedError("this player holds a seat of this match already")
+    kept = setup.reserved[cmd.seat] if setup.reserved else None
+    if kept is not None and kept != cmd.player_id:
+        raise SeatReservedError(
+            f"seat {cmd.seat} of this rematch is kept for the player who held it in the match"
+            " before"
+        )
     name = seat_name(cmd.name)
     taken = SeatTaken(
         seat=cmd.seat,

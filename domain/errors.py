@@ -159,7 +159,7 @@ class UnknownCommandError(RulesRefusalError):
 
 
 class InvalidTurnSecondsError(RulesRefusalError):
-    """A table's turn time is a whole number of seconds from 5 to 600 (R25)."""
+    """A table's turn time is a whole number of seconds from 5 to 600; the server's from 1 (R25)."""
 
     code = "invalid_turn_seconds"
 
@@ -198,3 +198,15 @@ class RematchExistsError(RulesRefusalError):
     """The match has its rematch already."""
 
     code = "rematch_exists"
+
+
+class SeatReservedError(RulesRefusalError):
+    """A rematch seat is kept for the registered player who held it in the ended match."""
+
+    code = "seat_reserved"
+
+
+class InvalidReservationError(RulesRefusalError):
+    """A rematch's kept seats must name a player per seat at most, never a bot's seat."""
+
+    code = "invalid_reservation"

@@ -36,6 +36,9 @@ class MatchCreated(Event, frozen=True, tag="match_created"):
     private: bool | msgspec.UnsetType = msgspec.UNSET  # absent: listed in the lobby
     spectators: bool | msgspec.UnsetType = msgspec.UNSET  # absent: spectators welcome
     rematch_of: str | msgspec.UnsetType = msgspec.UNSET  # absent: not a rematch
+    # A rematch's seats kept for the players who held them (player id by seat, None: open to
+    # anyone); absent: no seat is kept.
+    reserved: tuple[str | None, ...] | msgspec.UnsetType = msgspec.UNSET
 
 
 class SeatTaken(Event, frozen=True, tag="seat_taken"):

@@ -58,6 +58,7 @@ def _created(state: MatchState, e: MatchCreated) -> MatchState:
         private=e.private is True,
         spectators=e.spectators is not False,
         rematch_of=optional(e.rematch_of),
+        reserved=e.reserved if isinstance(e.reserved, tuple) else (),
     )
     names = tuple(bot_name(e.bot_kind) if s in e.bots else None for s in range(e.seats))
     return replace(

@@ -35,6 +35,7 @@ class MatchSetup(msgspec.Struct, frozen=True, gc=False):
     private: bool = False  # kept out of the lobby
     spectators: bool = True  # False: only seated players see the table
     rematch_of: str | None = None  # the match this one is the rematch of
+    reserved: tuple[str | None, ...] = ()  # player id kept per seat of a rematch (): none
 
 
 class MatchState(msgspec.Struct, frozen=True, gc=False):

@@ -42,6 +42,7 @@ from domain.events import (
     RoundScored,
     RoundStarted,
     SeatTaken,
+    optional,
     tagged,
 )
 from domain.evolve import evolve
@@ -228,7 +229,12 @@ class _Auditor:
             bots=event.bots,
             bot_kind=event.bot_kind,
             client_seeds=event.client_seeds,
-            turn_seconds=event.turn_seconds if isinstance(event.turn_seconds, int) else None,
+            # R25: a recorded turn time is one a server may give (1-600), whoever chose it.
+            server_turn_seconds=(
+                event.turn_seconds if isinstance(event.turn_seconds, int) else None
+            ),
+            rematch_of=optional(event.rematch_of),
+            reserved=event.reserved if isinstance(event.reserved, tuple) else None,
         )
         try:
             made = decide(INITIAL_STATE, command)
@@ -238,6 +244,8 @@ class _Auditor:
         assert isinstance(expected, MatchCreated)
         if expected.bots != event.bots:
             raise Diverged("setup", "bot seats must be listed once each, in seat order")
+        if expected.reserved != event.reserved:
+            raise Diverged("setup", "kept seats are left out of the line when none is kept")
         if secret is not None and event.commitment is not None:
             # C = SHA-256("basra-fair-v1/commit" ‖ lp(match_id) ‖ S) (docs/fairness.md), with
             # the id the match was created under (kept as ``origin`` by an import).

@@ -177,12 +177,6 @@ class SpectatorsRefusedError(ApiError):
     code = "spectators_refused"
 
 
-class SeatReservedError(ApiError):
-    """A rematch seat kept for the registered player who held it in the ended match."""
-
-    code = "seat_reserved"
-
-
 class InvalidFilterError(ApiError):
     """A lobby filter names no status, rule set or table size that exists."""
 
@@ -227,6 +221,8 @@ HTTP_STATUS: Final[dict[type[BasraError], int]] = {
     rules.MatchNotWaitingError: 409,
     rules.MatchNotEndedError: 409,
     rules.RematchExistsError: 409,
+    rules.SeatReservedError: 403,
+    rules.InvalidReservationError: 422,
     # Request errors: nothing there, or a request that does not fit the route.
     MatchNotFoundError: 404,
     StoreMissingError: 503,
@@ -252,7 +248,6 @@ HTTP_STATUS: Final[dict[type[BasraError], int]] = {
     InvalidHeaderError: 400,
     TokenInQueryError: 401,
     SpectatorsRefusedError: 403,
-    SeatReservedError: 403,
     InvalidFilterError: 400,
     InvalidCursorError: 400,
     # Support agents and feed tickets (docs/api.md, "Support agents" and "Tickets").

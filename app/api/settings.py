@@ -84,13 +84,14 @@ def parse_test_clock(text: str) -> tuple[int, float] | None:
 
 
 def turn_seconds(text: str) -> int:
-    """A turn time in whole seconds, 5 to 600 (R25); ValueError otherwise."""
+    """The server's turn time in whole seconds, 1 to 600 (R25: a table's own is 5 to 600);
+    ValueError otherwise."""
     try:
         value = int(text)
     except ValueError:
         value = 0
-    if not 5 <= value <= 600:
-        raise ValueError(f"the turn time is 5 to 600 whole seconds, not {text!r}")
+    if not 1 <= value <= 600:
+        raise ValueError(f"the server's turn time is 1 to 600 whole seconds, not {text!r}")
     return value
 
 

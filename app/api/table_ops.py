@@ -20,7 +20,6 @@ from app.api.after import after_of
 from app.api.errors import (
     InvalidCursorError,
     InvalidFilterError,
-    SeatReservedError,
     SpectatorsRefusedError,
 )
 from app.api.operations import named
@@ -224,33 +223,25 @@ def _reserved_from_row(models: ReadModels, row: MatchSummaryView) -> dict[int, s
 # -- rematch ------------------------------------------------------------------------------------
 
 
-def reserved_seats(service: MatchService, state: MatchState) -> dict[int, str]:
+def reserved_seats(state: MatchState) -> dict[int, str]:
     """The seats of a rematch kept for the registered players who held them in the match it
-    follows: seat -> player id (recorded by ``rematch_of`` on ``match_created`` and the
-    previous match's ``seat_taken`` lines)."""
+    follows: seat -> player id, as its ``match_created`` records them (``reserved``); the rules
+    refuse anyone else those seats (``seat_reserved``)."""
     setup = state.setup
-    if setup is None or setup.rematch_of is None:
+    if setup is None:
         return {}
-    previous = service.load(setup.rematch_of)
-    return {
-        seat: pid
-        for seat, pid in enumerate(previous.player_ids)
-        if pid is not None and seat < setup.seats and seat not in setup.bots
-    }
+    return {seat: pid for seat, pid in enumerate(setup.reserved) if pid is not None}
 
 
-def check_reservation(
-    service: MatchService, match_id: str, seat: int, player_id: str | None
-) -> None:
-    """403 ``seat_reserved`` when ``seat`` of a rematch is kept for another player."""
-    state = service.load(match_id)
-    if state.status != "waiting":
-        return  # the rules answer (seat_taken, match started)
-    kept = reserved_seats(service, state).get(seat)
-    if kept is not None and kept != player_id:
-        raise SeatReservedError(
-            f"seat {seat} of this rematch is kept for the player who held it in the match before"
-        )
+def kept_for_rematch(previous: MatchState) -> tuple[str | None, ...]:
+    """The seats a rematch of the ended ``previous`` keeps: each registered player's own."""
+    setup = previous.setup
+    assert setup is not None
+    ids = previous.player_ids
+    return tuple(
+        ids[seat] if seat < len(ids) and seat not in setup.bots else None
+        for seat in range(setup.seats)
+    )
 
 
 def rematch(
@@ -289,10 +280,12 @@ def rematch(
             match_id=new_id,
             caused_by="server",  # the new match's own first line; the link names the caller
             request_id=request_id,
-            turn_seconds=setup.turn_seconds,
+            # R25: the same turn time, whether the table or the server chose it.
+            server_turn_seconds=setup.turn_seconds,
             private=setup.private,
             spectators=setup.spectators,
             rematch_of=match_id,
+            reserved=kept_for_rematch(before),
         )
         made = True
     return _rematch_response(service, new_id, match_id, made)
@@ -304,7 +297,7 @@ def _rematch_response(
     state = service.load(new_id)
     setup = state.setup
     assert setup is not None
-    kept = reserved_seats(service, state)
+    kept = reserved_seats(state)
     waiting = state.status == "waiting"
     taken = {s for s, name in enumerate(state.names) if name is not None}
     return RematchResponse(

@@ -127,12 +127,16 @@ class MatchService:
         private: bool = False,
         spectators: bool = True,
         rematch_of: str | None = None,
+        server_turn_seconds: int | None = None,
+        reserved: Sequence[str | None] | None = None,
     ) -> tuple[str, list[RecordedEvent]]:
         """Create a match; a table of bots only is dealt and played through at once.
 
         ``turn_seconds`` runs the turn clock (R25; None: none), ``private`` keeps the table out
         of the lobby, ``spectators=False`` shows it to seated players only, ``rematch_of`` links
-        it to the ended match it follows. Without ``turn_seconds`` the service's own applies.
+        it to the ended match it follows. Without ``turn_seconds`` the server's turn time applies:
+        ``server_turn_seconds``, else the service's own (R25: 1-600, where a table's own is
+        5-600). ``reserved`` keeps a rematch's seats for players (player id by seat).
         """
         at = self.clock()
         match_id = match_id or new_match_id()
@@ -147,10 +151,14 @@ class MatchService:
             bots=tuple(bots),
             bot_kind=bot_kind,
             client_seeds=tuple(client_seeds) if client_seeds is not None else None,
-            turn_seconds=self.turn_seconds if turn_seconds is None else turn_seconds,
+            turn_seconds=turn_seconds,
+            server_turn_seconds=(
+                self.turn_seconds if server_turn_seconds is None else server_turn_seconds
+            ),
             private=private,
             spectators=spectators,
             rematch_of=rematch_of,
+            reserved=None if reserved is None else tuple(reserved),
             now_ms=epoch_ms(at),
         )
         steps: Steps = []

@@ -173,10 +173,8 @@ class MatchesController(Controller):
                 await read_body(request, TakeSeatRequest)
             name, player_id = player.shown_name, player.player_id
         async with runtime.match_lock(match_id):
-            # A rematch keeps a registered player's seat for that player (docs/api.md, Rematch).
-            await runtime.call(
-                table_ops.check_reservation, runtime.service, match_id, number, player_id
-            )
+            # A rematch keeps a registered player's seat for that player: the rules refuse
+            # anyone else (seat_reserved, docs/api.md, Rematch).
             return await runtime.call(
                 ops.take_seat,
                 runtime.service,
