@@ -29,6 +29,8 @@ from eventsourcing.persistence import (
 from app.config import PostgresSettings, StoreConfig
 from app.errors import ConflictError, StoreUnavailableError
 from app.store.decoding import TOPICS
+from app.store.grouping import GroupCommit
+from app.store.live import LogListener, OnEntry
 from app.store.mapper import EventMapper
 from app.store.sqlite import DurableDatastore, prepare_file
 from domain.events import MatchCreated
@@ -120,6 +122,9 @@ class MatchStore:
                 recorders = (events, factory.aggregate_recorder("snapshots"))
         self.recorder: ApplicationRecorder = recorders[0]
         self.snapshots: AggregateRecorder = recorders[1]
+        # Concurrent commands share one transaction, one flush and (PostgreSQL) one turn of
+        # the events table's lock: docs/storage.md "Group commit".
+        self.grouped = GroupCommit(self.recorder.insert_events)
 
     def reopen(self) -> MatchStore:
         """Another handle on the same database with its own connections, as another process
@@ -199,12 +204,12 @@ class MatchStore:
 
         The first event's seq must be the stream's last seq + 1 as the writer read it: that is
         the expected version. Returns the events' positions in the global log (empty when the
-        recorder does not report them).
+        recorder does not report them). Appends made at the same moment on other threads are
+        committed in the same transaction; each is still refused or kept on its own.
         """
         rows = [self.mapper.to_stored_event(match_id, r) for r in recorded]
         with self.calls.call(), translated_errors(match_id):
-            ids = self.recorder.insert_events(rows)
-        return list(ids or ())
+            return self.grouped.append(rows)
 
     def read(
         self, match_id: str, after_seq: int = 0, upto_seq: int | None = None
@@ -259,6 +264,13 @@ class MatchStore:
         """The last position of the global log, 0 when it is empty."""
         with self.calls.call(), translated_errors():
             return self.recorder.max_notification_id() or 0
+
+    def listen(self, position: int, on_entry: OnEntry) -> LogListener | None:
+        """A listener pushed every log entry after ``position`` by the database (PostgreSQL
+        LISTEN/NOTIFY), not started; None on stores that cannot push (poll ``log_after``)."""
+        if self.kind != "postgres":
+            return None
+        return LogListener(self.recorder, position, on_entry)
 
     def match_ids(self) -> list[str]:
         """Every stored match id, in the order the matches were created."""
