@@ -53,6 +53,18 @@ class StoreUnavailableError(StoreFaultError):
     code = "store_unavailable"
 
 
+class PlayerNotFoundError(RequestError):
+    """No player is registered under that id (docs/api.md, "Results")."""
+
+    code = "player_not_found"
+
+
+class NotAPlayerError(RequestError):
+    """The id is not a player's: a seat taken by name only has no profile, results or rating."""
+
+    code = "not_a_player"
+
+
 class StoreMissingError(RequestError):
     """The SQLite file named for reading does not exist (a reader never creates one)."""
 

@@ -95,6 +95,14 @@ def serve(
         int, typer.Option(min=1, max=64, help="Worker processes (more than one needs PostgreSQL).")
     ] = 1,
     access_log: Annotated[bool, typer.Option(help="Log every request line on stdout.")] = False,
+    log_format: Annotated[
+        str,
+        typer.Option(
+            "--log-format",
+            help="text (the server's own lines) or json (one JSON line per record on stderr, "
+            "a line per request with its request id; never a token).",
+        ),
+    ] = "text",
     server: Annotated[
         str, typer.Option(help="ASGI server: uvicorn, or granian when it is installed.")
     ] = "uvicorn",
@@ -150,6 +158,8 @@ def serve(
     from app.api.server import ServeOptions, describe, serve_until_stopped
     from app.config import StoreConfig
 
+    if log_format not in ("text", "json"):
+        raise InvalidOptionError(f"--log-format is text or json, not {log_format!r}")
     access = _access_settings(cors_origin or [], trusted_proxy or [], rate_limit or [])
     clock = _clock_settings(turn_seconds, waiting_minutes)
 
@@ -161,6 +171,7 @@ def serve(
         workers=workers,
         access_log=access_log,
         server=server,
+        log_format=log_format,
     )
 
     def announce(config: StoreConfig) -> None:

@@ -110,6 +110,8 @@ EXIT_CODE: Final[dict[type[BasraError], int]] = {
     app_errors.TicketExpiredError: REFUSED,
     app_errors.TicketUsedError: REFUSED,
     app_errors.TicketWrongMatchError: REFUSED,
+    app_errors.PlayerNotFoundError: REFUSED,
+    app_errors.NotAPlayerError: REFUSED,
     api.RateLimitedError: EX_TEMPFAIL,
     # Store faults.
     ConflictError: EX_TEMPFAIL,

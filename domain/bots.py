@@ -1,4 +1,5 @@
-"""Bots: the easy bot, which sees only its own seat's view, and a seeded random bot for tests."""
+"""Bots: the easy and the strong bot (domain/strong_bot.py), which see only their seat's view,
+and a seeded random bot for tests."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ from domain.fairness import Stream, bot_stream
 from domain.play import remaining_floor, resolve_play
 from domain.rulesets import FIRST_FLOOR_CARDS, ruleset
 from domain.state import MatchState
-from domain.views import SeatView
+from domain.strong_bot import DEFAULT_BUDGET, StrongBot
+from domain.views import SeatView, seat_view
 
 CARDS_DEALT_PER_ROUND: Final = len(DECK) - FIRST_FLOOR_CARDS
 """R4, R5: the 52 cards less the 4 of the first floor go to the hands over a round's deals."""
@@ -117,14 +119,26 @@ def bot_at(state: MatchState, seat: int) -> Bot:
     draws of every play the seat has made; the easy bot remembers nothing, so it is new."""
     setup = state.setup
     assert setup is not None and setup.key is not None
-    if setup.bot_kind == "random":
+    kind = setup.kind_at(seat)
+    if kind == "random":
         hand_size = ruleset(setup.ruleset).hand_size
         return RandomBot.resume(setup.key, seat, hand_size, plays_made(state, seat))
-    return make_bot(setup.bot_kind, setup.key, seat)
+    return make_bot(kind, setup.key, seat, setup.bot_budget)
 
 
-def make_bot(kind: str, key: bytes, seat: int) -> Bot:
-    """A bot of ``kind`` (``easy`` or ``random``) for ``seat``."""
+def make_bot(kind: str, key: bytes, seat: int, budget: int | None = None) -> Bot:
+    """A bot of ``kind`` (``easy``, ``random`` or ``strong``, sampling ``budget`` deals per
+    decision) for ``seat``."""
     if kind == "random":
         return RandomBot(key, seat)
+    if kind == "strong":
+        return StrongBot(key, seat, DEFAULT_BUDGET if budget is None else budget)
     return EasyBot()
+
+
+def bot_card(bot: Bot, state: MatchState, seat: int) -> Card:
+    """The card ``bot`` plays for ``seat`` at ``state``, from what that seat may know only: the
+    strong bot reads its view and the round's taken cards, which were face up (R19, R23)."""
+    if isinstance(bot, StrongBot):
+        return bot.choose_at(state, seat)
+    return bot.choose(seat_view(state, seat))

@@ -29,6 +29,8 @@ class CreateMatch(Command, frozen=True, tag="create_match"):
     spectators: bool = True
     rematch_of: str | None = None
     now_ms: int | None = None
+    bot_kinds: dict[int, str] | None = None  # a kind per bot seat, where it is not bot_kind
+    bot_budget: int | None = None  # the strong bot's deals per decision (None: its default)
     # R25: the server's turn time (1-600) for a table that names none; None runs no clock
     # (bot-only tools). A rematch, an import and a verify pass the recorded one here.
     server_turn_seconds: int | None = None

@@ -19,6 +19,7 @@ from domain.commands import (
 from domain.errors import (
     CardNotInHandError,
     DeadlineNotReachedError,
+    InvalidBotBudgetError,
     InvalidReservationError,
     InvalidSeatCountError,
     InvalidSeatError,
@@ -60,13 +61,14 @@ from domain.names import seat_name
 from domain.play import resolve_play
 from domain.rulesets import MAJORITY_CARDS, MAX_ROUNDS, RULESETS, Classic, ruleset
 from domain.state import MatchSetup, MatchState, side_of
+from domain.strong_bot import DEFAULT_BUDGET
 from domain.times import after_seconds, reached
 from domain.views import seat_view
 
 SEAT_COUNTS = (2, 4)
 """R2: two seats, or four in two partnerships."""
 
-BOT_KINDS = ("easy", "random")
+BOT_KINDS = ("easy", "random", "strong")
 """The bots a table can seat."""
 
 EMPTY_TABLE_SECONDS = 5
@@ -207,8 +209,7 @@ def _create(state: MatchState, cmd: CreateMatch) -> tuple[Event, ...]:
         raise InvalidTargetError(f"the target must be a whole number from 1 to 1000, not {target}")
     if len(set(cmd.bots)) != len(cmd.bots) or any(not 0 <= s < cmd.seats for s in cmd.bots):
         raise InvalidSeatError(f"bot seats must be distinct seats 0..{cmd.seats - 1}")
-    if cmd.bot_kind not in BOT_KINDS:
-        raise UnknownBotKindError(f"unknown bot kind {cmd.bot_kind!r}; choose easy or random")
+    bot_kinds, bot_budget = _check_bots(cmd)
     secret = check_secret(cmd.secret)
     seeds = cmd.client_seeds if cmd.client_seeds is not None else ("",) * cmd.seats
     if len(seeds) != cmd.seats:
@@ -225,6 +226,8 @@ def _create(state: MatchState, cmd: CreateMatch) -> tuple[Event, ...]:
         commitment=commitment(cmd.match_id, secret),
         bots=tuple(sorted(cmd.bots)),
         bot_kind=cmd.bot_kind,
+        bot_kinds=bot_kinds,
+        bot_budget=bot_budget,
         turn_seconds=_turn_seconds_of(cmd),
         private=True if cmd.private else msgspec.UNSET,
         spectators=False if not cmd.spectators else msgspec.UNSET,
@@ -237,6 +240,37 @@ def _create(state: MatchState, cmd: CreateMatch) -> tuple[Event, ...]:
     opened = _open_round(rules, cmd.seats, key, 1, first_dealer(key, cmd.seats))
     # Every seat is a bot: no person is ever on turn, so no deadline is set.
     return (created, *opened)
+
+
+BOT_BUDGET = (1, 4096)
+"""The fewest and most deals the strong bot may sample per decision."""
+
+
+def _check_bots(
+    cmd: CreateMatch,
+) -> tuple[dict[str, str] | msgspec.UnsetType, int | msgspec.UnsetType]:
+    """The bot kinds by seat where they differ from ``bot_kind``, and the strong bot's budget:
+    recorded whenever a strong bot plays, so its picks repeat whatever the default becomes."""
+    per_seat = cmd.bot_kinds or {}
+    for kind in (cmd.bot_kind, *per_seat.values()):
+        if kind not in BOT_KINDS:
+            raise UnknownBotKindError(f"unknown bot kind {kind!r}; choose {', '.join(BOT_KINDS)}")
+    if any(seat not in cmd.bots for seat in per_seat):
+        raise InvalidSeatError("a bot kind is given for a seat that no bot plays")
+    differ = {str(s): k for s, k in sorted(per_seat.items()) if k != cmd.bot_kind}
+    strong = any(per_seat.get(s, cmd.bot_kind) == "strong" for s in cmd.bots)
+    budget = cmd.bot_budget
+    low, high = BOT_BUDGET
+    if budget is not None and (
+        isinstance(budget, bool) or not isinstance(budget, int) or not low <= budget <= high
+    ):
+        raise InvalidBotBudgetError(
+            f"the strong bot's budget is a whole number of deals from {low} to {high}, not {budget}"
+        )
+    recorded: int | msgspec.UnsetType = msgspec.UNSET
+    if strong:
+        recorded = DEFAULT_BUDGET if budget is None else budget
+    return (differ or msgspec.UNSET), recorded
 
 
 TURN_SECONDS = (5, 600)

@@ -147,9 +147,15 @@ class PlayerNameErasedError(RulesRefusalError):
 
 
 class UnknownBotKindError(RulesRefusalError):
-    """The bot kind is not one the server can play (easy or random)."""
+    """The bot kind is not one the server can play (easy, random or strong)."""
 
     code = "unknown_bot_kind"
+
+
+class InvalidBotBudgetError(RulesRefusalError):
+    """The strong bot's budget is not a whole number of sampled deals from 1 to 4096."""
+
+    code = "invalid_bot_budget"
 
 
 class UnknownCommandError(RulesRefusalError):

@@ -36,6 +36,10 @@ class MatchCreated(Event, frozen=True, tag="match_created"):
     private: bool | msgspec.UnsetType = msgspec.UNSET  # absent: listed in the lobby
     spectators: bool | msgspec.UnsetType = msgspec.UNSET  # absent: spectators welcome
     rematch_of: str | msgspec.UnsetType = msgspec.UNSET  # absent: not a rematch
+    # Bots (docs/bots.md): a kind per bot seat where they differ ({"1": "strong"}, absent: every
+    # bot is bot_kind), and the strong bot's budget in sampled deals (absent: no strong bot).
+    bot_kinds: dict[str, str] | msgspec.UnsetType = msgspec.UNSET
+    bot_budget: int | msgspec.UnsetType = msgspec.UNSET
     # A rematch's seats kept for the players who held them (player id by seat, None: open to
     # anyone); absent: no seat is kept.
     reserved: tuple[str | None, ...] | msgspec.UnsetType = msgspec.UNSET

@@ -7,7 +7,7 @@ from functools import lru_cache
 from itertools import filterfalse
 from typing import TypeVar, assert_never, cast
 
-from msgspec import UNSET
+from msgspec import UNSET, UnsetType
 from msgspec.structs import replace
 
 from domain.cards import DECK, Card
@@ -58,9 +58,11 @@ def _created(state: MatchState, e: MatchCreated) -> MatchState:
         private=e.private is True,
         spectators=e.spectators is not False,
         rematch_of=optional(e.rematch_of),
+        bot_kinds=_bot_kinds(e),
+        bot_budget=e.bot_budget if isinstance(e.bot_budget, int) else None,
         reserved=e.reserved if isinstance(e.reserved, tuple) else (),
     )
-    names = tuple(bot_name(e.bot_kind) if s in e.bots else None for s in range(e.seats))
+    names = tuple(bot_name(setup.kind_at(s)) if s in e.bots else None for s in range(e.seats))
     return replace(
         state,
         setup=setup,
@@ -69,6 +71,13 @@ def _created(state: MatchState, e: MatchCreated) -> MatchState:
         hands=((),) * e.seats,
         events=state.events + 1,
     )
+
+
+def _bot_kinds(e: MatchCreated) -> tuple[tuple[int, str], ...]:
+    """A match's bot kinds by seat where they differ (none recorded: every bot is bot_kind)."""
+    if isinstance(e.bot_kinds, UnsetType):
+        return ()
+    return tuple(sorted((int(seat), kind) for seat, kind in e.bot_kinds.items()))
 
 
 def _seat_taken(state: MatchState, e: SeatTaken) -> MatchState:

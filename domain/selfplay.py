@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from domain.bots import Bot, bot_at
+from domain.bots import Bot, bot_at, bot_card
 from domain.commands import CreateMatch, PlayCard
 from domain.decide import decide
 from domain.events import Event
 from domain.evolve import evolve
 from domain.state import INITIAL_STATE, MatchState
-from domain.views import seat_view
 
 
 def bots_for(state: MatchState) -> dict[int, Bot]:
@@ -25,7 +24,7 @@ def play_bot_turns(
     """Let bots play while one is on turn; append what happens to ``events``."""
     while state.status == "playing" and state.turn in bots:
         seat = state.turn
-        card = bots[seat].choose(seat_view(state, seat))
+        card = bot_card(bots[seat], state, seat)
         for event in decide(state, PlayCard(seat, card)):
             state = evolve(state, event)
             if events is not None:

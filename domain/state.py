@@ -35,7 +35,16 @@ class MatchSetup(msgspec.Struct, frozen=True, gc=False):
     private: bool = False  # kept out of the lobby
     spectators: bool = True  # False: only seated players see the table
     rematch_of: str | None = None  # the match this one is the rematch of
+    bot_kinds: tuple[tuple[int, str], ...] = ()  # (seat, kind) where a bot is not bot_kind
+    bot_budget: int | None = None  # the strong bot's deals per decision, when one plays
     reserved: tuple[str | None, ...] = ()  # player id kept per seat of a rematch (): none
+
+    def kind_at(self, seat: int) -> str:
+        """The kind of the bot at ``seat`` (easy, random or strong)."""
+        for s, kind in self.bot_kinds:
+            if s == seat:
+                return kind
+        return self.bot_kind
 
 
 class MatchState(msgspec.Struct, frozen=True, gc=False):

@@ -12,15 +12,16 @@ import msgspec
 from litestar import Litestar, get
 from litestar.di import Provide
 from litestar.openapi import OpenAPIConfig
-from litestar.openapi.plugins import RedocRenderPlugin, SwaggerRenderPlugin
 
 from app.api.controllers.live import EventsController
 from app.api.controllers.matches import MatchesController
 from app.api.controllers.players import PlayersController
 from app.api.controllers.rematch import RematchController
 from app.api.controllers.replay import ReplayController
+from app.api.controllers.results import LadderController, ResultsController
 from app.api.controllers.seat import SeatController
 from app.api.controllers.tickets import TicketsController
+from app.api.controllers.verification import VerificationController
 from app.api.docs import COMPONENTS, errors, fixed_length_arrays
 from app.api.error_handlers import EXCEPTION_HANDLERS
 from app.api.errors import RateLimitedError
@@ -32,11 +33,13 @@ from app.api.limits import (
     limit_middleware,
     with_edge,
 )
+from app.api.metrics import Observed, instrument, metrics
 from app.api.params import Runtime
 from app.api.runtime import ApiRuntime, runtime_of
 from app.api.settings import ApiSettings
 from app.errors import StoreUnavailableError
 from app.service import MatchService
+from app.web import WEB_ROUTES, schema_render_plugins
 
 log = logging.getLogger("basra.api")
 
@@ -53,11 +56,28 @@ class HealthResponse(msgspec.Struct, frozen=True):
 @get("/health", tags=["server"], responses=errors(503))
 async def health(runtime: Runtime) -> HealthResponse:
     """200 when the process answers and can read its event store, else 503 ``store_unavailable``."""
+    await _store_answers(runtime)
+    return HealthResponse("ok")
+
+
+async def _store_answers(runtime: ApiRuntime) -> None:
+    """Raise ``StoreUnavailableError`` unless the event store answers a read now."""
     try:
         await runtime.call(runtime.service.store.max_position)
     except Exception as error:  # whatever the store raises, it cannot be reached for now
         log.warning("health check: the event store cannot be reached: %r", error)
         raise StoreUnavailableError("the event store cannot be reached") from None
+
+
+@get("/ready", tags=["server"], responses=errors(503))
+async def ready(runtime: Runtime) -> HealthResponse:
+    """200 when this process should get traffic: its store answers and it is not stopping.
+
+    A proxy stops sending requests on 503 (docs/deploy.md); ``/health`` stays for liveness.
+    """
+    if runtime.broker.closing:
+        raise StoreUnavailableError("this process is stopping")
+    await _store_answers(runtime)
     return HealthResponse("ok")
 
 
@@ -81,6 +101,7 @@ def create_app(
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
         owned = service is None
         svc = MatchService.open(db, database_url) if service is None else service
+        instrument(svc)  # commands and store calls counted for /metrics
         runtime = ApiRuntime(svc, settings)
         app.state.runtime = runtime
         await runtime.start()
@@ -99,8 +120,14 @@ def create_app(
             RematchController,
             EventsController,
             ReplayController,
+            VerificationController,
             TicketsController,
+            ResultsController,
+            LadderController,
             health,
+            ready,
+            metrics,
+            *WEB_ROUTES,
         ],
         dependencies={"runtime": Provide(runtime_of, sync_to_thread=False)},
         exception_handlers={**EXCEPTION_HANDLERS, RateLimitedError: handle_rate_limited},  # type: ignore[dict-item]
@@ -118,10 +145,10 @@ def create_app(
             ),
             path="/schema",
             components=COMPONENTS,
-            render_plugins=[SwaggerRenderPlugin(path="/"), RedocRenderPlugin(path="/redoc")],
+            render_plugins=schema_render_plugins(),  # offline: served from app/web/vendor
         ),
     )
     fixed_length_arrays(app.openapi_schema)  # built here, before it is first served
     document_limits(app.openapi_schema)
-    app.asgi_handler = with_edge(app.asgi_handler, settings, cors)
+    app.asgi_handler = Observed(with_edge(app.asgi_handler, settings, cors))
     return app

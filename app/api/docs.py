@@ -24,7 +24,7 @@ _MEANING: Final = {
     401: "No bearer token, or one this server did not issue (`missing_token`, `unknown_token`)",
     403: "A token of another match or seat, or a route for support only",
     405: "The route does not take this method (`method_not_allowed`; see the `Allow` header)",
-    404: "No such match (`match_not_found`) or route",
+    404: "No such match (`match_not_found`), player (`player_not_found`, `not_a_player`) or route",
     409: "Not now: not this seat's turn, the match moved on, the seat is taken, it has ended",
     413: "The body is too large (`body_too_large`)",
     422: "Well-formed but invalid: unknown field, wrong type, a seat that is not a seat number, "

@@ -184,7 +184,8 @@ class InvalidFilterError(ApiError):
 
 
 class InvalidCursorError(ApiError):
-    """A lobby cursor that this server did not hand out, or that points at no listed table."""
+    """A lobby or ladder cursor that this server did not hand out, or that points at no listed
+    table."""
 
     code = "invalid_cursor"
 
@@ -259,6 +260,9 @@ HTTP_STATUS: Final[dict[type[BasraError], int]] = {
     app_errors.TicketExpiredError: 401,
     app_errors.TicketUsedError: 401,
     app_errors.TicketWrongMatchError: 403,
+    # Results (docs/api.md, "Results").
+    app_errors.PlayerNotFoundError: 404,
+    app_errors.NotAPlayerError: 404,
     RateLimitedError: 429,
     # Store faults: a lost race is the client's to retry (409); the rest are the server's.
     ConflictError: 409,

@@ -7,9 +7,11 @@ full. The filter rewrites every record of the access and error loggers before it
 
 from __future__ import annotations
 
+import json
 import logging
 import re
-from typing import Final
+import time
+from typing import Any, Final
 
 REDACTED: Final = "[redacted]"
 """What a token is replaced with."""
@@ -27,7 +29,14 @@ _SECRETS: Final = (
 """A token or ticket in a query string, one in an Authorization value, a seat token's secret,
 and any prefixed token (``player_``, ``seat_``, ``agent_``, ``ticket_``) wherever it appears."""
 
-LOGGERS: Final = ("uvicorn.access", "uvicorn.error", "granian.access", "granian", "basra.api")
+LOGGERS: Final = (
+    "uvicorn.access",
+    "uvicorn.error",
+    "granian.access",
+    "granian",
+    "basra.api",
+    "basra.api.requests",
+)
 """The loggers a serving process writes requests and errors to."""
 
 
@@ -65,3 +74,65 @@ def redact_server_logs() -> None:
         logger = logging.getLogger(name)
         if _FILTER not in logger.filters:
             logger.addFilter(_FILTER)
+
+
+LOG_FORMATS: Final = ("text", "json")
+"""What ``basra serve --log-format`` takes."""
+
+LOG_FORMAT_ENV: Final = "BASRA_LOG_FORMAT"
+"""Where the chosen format reaches worker processes."""
+
+
+class JsonLines(logging.Formatter):
+    """One JSON object a line: time, level, logger, message, and a request's own fields.
+
+    The message and every text field pass through ``redact`` here as well as through the
+    loggers' filter, so a handler that missed the filter still writes no token.
+    """
+
+    def format(self, record: logging.LogRecord) -> str:
+        """The record as one JSON line (no newline inside it)."""
+        line: dict[str, Any] = {
+            "time": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(record.created))
+            + f".{int(record.msecs):03d}Z",
+            "level": record.levelname.lower(),
+            "logger": record.name,
+            "pid": record.process,
+            "message": redact(record.getMessage()),
+        }
+        fields = getattr(record, "request", None)
+        if isinstance(fields, dict):
+            line.update({key: _clean(value) for key, value in fields.items()})
+        if record.exc_info:
+            line["error"] = redact(self.formatException(record.exc_info))
+        return json.dumps(line, separators=(",", ":"), default=str)
+
+
+def log_config(log_format: str, level: str = "info") -> dict[str, Any] | None:
+    """The ``logging.config`` dict of a serving process; None keeps the server's own (text).
+
+    ``json``: every record of the server's and the API's loggers as a JSON line on stderr,
+    with one line per request (``basra.api.requests``) carrying its request id.
+    """
+    if log_format not in LOG_FORMATS:
+        raise ValueError(f"the log format is text or json, not {log_format!r}")
+    if log_format == "text":
+        return None
+    handler = {"class": "logging.StreamHandler", "formatter": "json", "stream": "ext://sys.stderr"}
+    named = {"handlers": ["json"], "level": level.upper(), "propagate": False}
+    return {
+        "version": 1,
+        "disable_existing_loggers": False,
+        "formatters": {"json": {"()": "app.api.logs.JsonLines"}},
+        "handlers": {"json": handler},
+        "loggers": {
+            "uvicorn": named,
+            "uvicorn.error": {"level": level.upper()},
+            # the request lines replace the server's access lines
+            "uvicorn.access": {"handlers": [], "level": "WARNING", "propagate": False},
+            "granian": named,
+            "granian.access": {"handlers": [], "level": "WARNING", "propagate": False},
+            "basra": named,
+            "basra.api.requests": {"level": "INFO"},
+        },
+    }

@@ -31,7 +31,8 @@ from litestar import Litestar
 
 from app.api.app import create_app
 from app.api.broker import close_all_feeds
-from app.api.logs import redact_server_logs
+from app.api.logs import log_config, redact_server_logs
+from app.api.metrics import mark_process_dead, shared_values
 from app.config import StoreConfig, resolve_store
 from app.service import MatchService
 
@@ -67,6 +68,7 @@ class ServeOptions:
     access_log: bool = False
     log_level: str = "info"
     server: str = "uvicorn"
+    log_format: str = "text"
 
 
 SERVERS = ("uvicorn", "granian")
@@ -130,7 +132,9 @@ class FeedClosingServer(uvicorn.Server):
 
 
 def _uvicorn_options(options: ServeOptions) -> dict[str, Any]:
+    logging_config = log_config(options.log_format, options.log_level)
     return {
+        **({"log_config": logging_config} if logging_config is not None else {}),
         "access_log": options.access_log,
         "log_level": options.log_level,
         "timeout_graceful_shutdown": GRACEFUL_SHUTDOWN_SECONDS,
@@ -159,7 +163,8 @@ def serve_until_stopped(
     if announce is not None:
         announce(config)
     if options.server == "granian":
-        _serve_granian(options)
+        with shared_values():  # granian's workers are processes of their own
+            _serve_granian(options)
         return
     if options.workers <= 1:
         sys.setswitchinterval(SWITCH_INTERVAL_SECONDS)
@@ -173,7 +178,8 @@ def serve_until_stopped(
     _export_store(options)
     sock = listening_socket(options.host, options.port)
     try:
-        _supervise(options, sock)
+        with shared_values():  # each worker writes its values there; /metrics sums them
+            _supervise(options, sock)
     finally:
         sock.close()
 
@@ -207,6 +213,7 @@ def _serve_granian(options: ServeOptions) -> None:
         log_access=options.access_log,
         workers_kill_timeout=GRACEFUL_SHUTDOWN_SECONDS,
         respawn_failed_workers=True,
+        log_dictconfig=log_config(options.log_format, options.log_level),
     ).serve()
 
 
@@ -234,6 +241,8 @@ def _supervise(options: ServeOptions, sock: socket.socket) -> None:
                 stop.set()
                 break
             log.warning("worker %s died (exit %s); starting another", process.pid, process.exitcode)
+            if process.pid is not None:
+                mark_process_dead(process.pid)  # its open feeds are no longer open
             workers[index] = start()
     for process, _ in workers:
         if process.is_alive() and process.pid is not None:

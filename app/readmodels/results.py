@@ -132,26 +132,29 @@ class BadCursorError(ValueError):
     """A ladder cursor that this projection did not hand out."""
 
 
-def ladder_cursor(profile: Profile) -> str:
-    """An opaque cursor after ``profile``'s row of the ladder."""
-    text = json.dumps([int(profile.provisional), profile.rating, profile.player_id])
+def ladder_cursor(profile: Profile, rank: int) -> str:
+    """An opaque cursor after ``profile``'s row of the ladder, which is at ``rank``."""
+    text = json.dumps([int(profile.provisional), profile.rating, profile.player_id, rank])
     return base64.urlsafe_b64encode(text.encode()).decode().rstrip("=")
 
 
-def read_ladder_cursor(cursor: str) -> LadderKey:
-    """The ladder key a cursor points after; BadCursorError unless it is one of ours."""
+def read_ladder_cursor(cursor: str) -> tuple[LadderKey, int]:
+    """The ladder key a cursor points after and that row's rank; BadCursorError unless it is
+    one of ours."""
     try:
         if len(cursor) > 200:
             raise ValueError("too long")
         padded = cursor + "=" * (-len(cursor) % 4)
-        provisional, rating, player_id = json.loads(base64.urlsafe_b64decode(padded.encode()))
+        provisional, rating, player_id, rank = json.loads(base64.urlsafe_b64decode(padded.encode()))
         if provisional not in (0, 1) or isinstance(provisional, bool):
             raise ValueError("not a cursor")
         if not isinstance(rating, float) or not isinstance(player_id, str):
             raise ValueError("not a cursor")
+        if not isinstance(rank, int) or isinstance(rank, bool) or rank < 1:
+            raise ValueError("not a cursor")
     except (ValueError, TypeError, UnicodeError, binascii.Error):
         raise BadCursorError("the cursor is not one this server handed out") from None
-    return provisional, rating, player_id
+    return (provisional, rating, player_id), rank
 
 
 def results_path(readmodels: Path) -> Path:

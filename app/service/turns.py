@@ -8,14 +8,13 @@ here reads or writes the store.
 
 from __future__ import annotations
 
-from domain.bots import Bot, bot_at
+from domain.bots import Bot, bot_at, bot_card
 from domain.commands import Command, PlayCard
 from domain.decide import decide
 from domain.events import Event
 from domain.evolve import evolve
 from domain.recorded import RecordedEvent
 from domain.state import MatchState
-from domain.views import seat_view
 
 Steps = list[tuple[Event, str]]
 """The events a command produced so far, each with who caused it, in stream order."""
@@ -43,7 +42,7 @@ def bot_turns(state: MatchState, steps: Steps, now_ms: int | None = None) -> Mat
         bot = bots.get(seat)
         if bot is None:
             bot = bots[seat] = bot_at(state, seat)  # a random bot resumes its seeded stream
-        card = bot.choose(seat_view(state, seat))
+        card = bot_card(bot, state, seat)  # from what the seat may know only (R23)
         play = PlayCard(seat=seat, card=card, now_ms=now_ms)
         state = apply(state, play, f"bot:{seat}", steps)
     return state

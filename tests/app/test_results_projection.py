@@ -163,8 +163,8 @@ def test_ladder_cursor_round_trip_and_refusal() -> None:
     from app.readmodels.results import Profile
 
     profile = Profile(player_id="p-ab", rating=1612.25, rd=90.0, rated_matches=3)
-    assert read_ladder_cursor(ladder_cursor(profile)) == (0, 1612.25, "p-ab")
-    for bad in ["", "x", "!!!", "W10", "WzEsICJhIiwgMl0", "a" * 300]:
+    assert read_ladder_cursor(ladder_cursor(profile, 7)) == ((0, 1612.25, "p-ab"), 7)
+    for bad in ["", "x", "!!!", "W10", "WzEsICJhIiwgMl0", "WzAsIDEuNSwgInAtYSIsIDBd", "a" * 300]:
         with pytest.raises(BadCursorError):
             read_ladder_cursor(bad)
 
@@ -185,7 +185,7 @@ def test_ladder_pages_settled_players_first(tmp_path: Path, service: MatchServic
         if not page:
             break
         pages.extend(page)
-        after = read_ladder_cursor(ladder_cursor(page[0]))
+        after, _ = read_ladder_cursor(ladder_cursor(page[0], len(pages)))
     # then it is every rated player once, provisional after settled, each by rating
     assert sorted(p.player_id for p in pages) == sorted(ids)
     keys = [(p.provisional, -p.rating, p.player_id) for p in pages]

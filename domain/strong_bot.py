@@ -1,0 +1,359 @@
+"""The strong bot: determinized Monte Carlo from what one seat may know, never hidden cards.
+
+For each decision it draws ``budget`` deals of the unseen cards consistent with what its seat
+has seen (its hand, the floor, every card taken this round, the other seats' hand counts and
+the stock's size), plays each candidate card on every deal and the rest of the play out with a
+fast greedy policy for every seat, and keeps the card with the best mean outcome for its side.
+The deals come from the stream ``bot/SEAT/N`` of the match key (docs/fairness.md), N being how
+many cards the seat has played before, so its picks repeat exactly and need no time budget.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from typing import Final
+
+import msgspec
+
+from domain.cards import CLASSIC_POINTS, DECK, JACKS, KOMI, RANK, VALUE, Card
+from domain.fairness import Stream
+from domain.play import PlayOutcome, remaining_floor, resolve_play
+from domain.rulesets import FIRST_FLOOR_CARDS, MAJORITY_CARDS, Classic, ruleset
+from domain.state import MatchState, side_of
+from domain.views import SeatView, seat_view
+
+DEFAULT_BUDGET: Final = 32
+"""Deals of the unseen cards sampled per decision unless the match records another count."""
+
+HORIZON_PLAYS: Final = 16
+"""A playout stops after this many plays (two deals of Classic at two seats) or at the round's
+end; what it has not played is then valued by the majority it makes likely."""
+
+
+class SeatKnowledge(msgspec.Struct, frozen=True, gc=False):
+    """Everything one seat may know at its turn: its view, and the public record of the round.
+
+    ``taken`` is every card taken into a pile this round (face up when taken, R19), ``last_side``
+    the side that took last (R19), ``decision`` how many cards the seat has played in the match.
+    """
+
+    view: SeatView
+    taken: tuple[Card, ...]
+    last_side: int | None
+    decision: int
+
+
+def decision_of(view: SeatView) -> int:
+    """How many cards the seat has played in the match before this turn: every deal of every
+    round gave it a full hand (R4, R5), and the cards it still holds are not played yet."""
+    if view.round == 0:
+        return 0
+    hand_size = ruleset(view.ruleset).hand_size
+    deals_per_round = (len(DECK) - FIRST_FLOOR_CARDS) // (view.seats * hand_size)
+    return ((view.round - 1) * deals_per_round + view.deal) * hand_size - len(view.hand)
+
+
+def knowledge(state: MatchState, seat: int) -> SeatKnowledge:
+    """What ``seat`` may know at ``state``: nothing of another hand or of the stock's order."""
+    view = seat_view(state, seat)
+    taken = tuple(c for pile in state.piles for c in pile)
+    return SeatKnowledge(view, taken, state.last_capturer, decision_of(view))
+
+
+def view_knowledge(view: SeatView) -> SeatKnowledge:
+    """What a view alone tells: the round's taken cards are then counted among the unseen."""
+    return SeatKnowledge(view, (), None, decision_of(view))
+
+
+def unseen_cards(known: SeatKnowledge) -> tuple[Card, ...]:
+    """The cards the seat has not seen this round, in deck order: other hands and the stock."""
+    view = known.view
+    seen = set(view.hand) | set(view.floor) | set(known.taken)
+    return tuple(c for c in DECK if c not in seen)
+
+
+class _Game:
+    """One determinized position, played forward in place by the fast policy."""
+
+    __slots__ = (
+        "basra",
+        "cards",
+        "floor",
+        "hands",
+        "last",
+        "plays",
+        "points",
+        "rules",
+        "seats",
+        "stock",
+        "trail",
+        "turn",
+    )
+
+    def __init__(
+        self,
+        rules: Classic,
+        hands: list[list[Card]],
+        stock: list[Card],
+        floor: tuple[Card, ...],
+        trail: tuple[Card, Card] | None,
+        turn: int,
+        cards: list[int],
+        last: int | None,
+    ) -> None:
+        self.rules = rules
+        self.hands = hands
+        self.stock = stock
+        self.floor = floor
+        self.trail = trail
+        self.turn = turn
+        self.seats = len(hands)
+        self.cards = cards
+        self.points = [0, 0]
+        self.basra = [0, 0]
+        self.last = last
+        self.plays = 0
+
+    def play(self, card: Card, outcome: PlayOutcome | None = None) -> None:
+        """The seat on turn plays ``card`` (R8-R12, R19), then the next seat; deals when due.
+        ``outcome`` is what the card takes when the caller knows it already."""
+        seat = self.turn
+        hand = self.hands[seat]
+        hand.remove(card)
+        floor = self.floor
+        if outcome is None:
+            outcome = resolve_play(self.rules, floor, card, self.trail)
+        if outcome.captured:
+            side = seat & 1
+            self.cards[side] += len(outcome.captured) + 1
+            self.points[side] += CLASSIC_POINTS[card] + sum(
+                [CLASSIC_POINTS[c] for c in outcome.captured]
+            )
+            self.basra[side] += outcome.basra
+            self.floor = remaining_floor(floor, outcome.captured)
+            self.last = side
+            self.trail = None
+        else:
+            self.trail = (floor[0], card) if len(floor) == 1 else None
+            self.floor = (*floor, card)
+        self.plays += 1
+        self.turn = (seat + 1) % self.seats
+        if not self.hands[self.turn] and self.stock:
+            size = self.rules.hand_size
+            for s in range(self.seats):
+                self.hands[(self.turn + s) % self.seats] = self.stock[:size]
+                del self.stock[:size]
+
+    def over(self) -> bool:
+        """Every hand and the stock are empty: the round is to be counted."""
+        return not self.hands[self.turn]
+
+
+def _policy(
+    rules: Classic, hand: list[Card], floor: tuple[Card, ...], trail: tuple[Card, Card] | None
+) -> tuple[Card, PlayOutcome | None]:
+    """The fast greedy card of a playout and what it takes: Basras first, then points and
+    cards, a sweep kept for a loaded floor, no point card trailed, no lone card or small
+    all-number floor left for the next seat to clear (the seeds' strategy points)."""
+    if len(hand) == 1:
+        return hand[0], None
+    best = -1e9
+    best_card = hand[0]
+    best_outcome: PlayOutcome | None = None
+    size = len(floor)
+    floor_sum = 0
+    floor_faces = 0
+    for c in floor:
+        v = VALUE[c]
+        floor_sum += v
+        floor_faces += v == 0
+    for card in hand:
+        outcome = resolve_play(rules, floor, card, trail)
+        captured = outcome.captured
+        if captured:
+            score = 4.0 * outcome.basra + 1.0 + len(captured)
+            points = CLASSIC_POINTS[card]
+            left_sum = floor_sum
+            left_faces = floor_faces
+            for c in captured:
+                points += CLASSIC_POINTS[c]
+                v = VALUE[c]
+                left_sum -= v
+                left_faces -= v == 0
+            score += 3.0 * points
+            if outcome.sweep:
+                score -= 5.0
+            left = size - len(captured)
+        else:
+            score = -2.5 * CLASSIC_POINTS[card]
+            v = VALUE[card]
+            if card in JACKS:
+                score -= 4.0
+            elif v == 0:
+                score += 0.5
+            left = size + 1
+            left_sum = floor_sum + v
+            left_faces = floor_faces + (v == 0)
+        if left == 1:
+            score -= 6.0
+        elif left and not left_faces and left_sum <= 10:
+            score -= 3.0
+        if score > best:
+            best = score
+            best_card = card
+            best_outcome = outcome
+    return best_card, best_outcome
+
+
+def _majority_edge(rules: Classic, carry: int, cards: list[int], left: int, side: int) -> float:
+    """The majority award (R20) expected for ``side`` less the other's, with ``left`` cards to
+    take: the share of what is left is taken as even, with the spread of a fair coin per card."""
+    award = rules.majority_award + (carry if rules.carries_ties else 0)
+    mine, theirs = cards[side], cards[1 - side]
+    if left == 0:
+        if mine >= MAJORITY_CARDS:
+            return award
+        if theirs >= MAJORITY_CARDS:
+            return -award
+        return 0.0
+    spread = math.sqrt(left) * 0.5 * math.sqrt(2.0)
+    p_mine = 0.5 * (1.0 + math.erf((mine + left / 2 - (MAJORITY_CARDS - 0.5)) / spread))
+    p_theirs = 0.5 * (1.0 + math.erf((theirs + left / 2 - (MAJORITY_CARDS - 0.5)) / spread))
+    return award * (p_mine - p_theirs)
+
+
+def _value(game: _Game, carry: int, side: int) -> float:
+    """The round's points for ``side`` less the other side's, from the playout's start on."""
+    rules = game.rules
+    cards = list(game.cards)
+    points = list(game.points)
+    left = 52 - cards[0] - cards[1]
+    if game.over():
+        if game.floor and game.last is not None:
+            # R19: the last cards go to the side that took last.
+            cards[game.last] += len(game.floor)
+            points[game.last] += sum([CLASSIC_POINTS[c] for c in game.floor])
+        left = 0
+    value = float(game.basra[side] - game.basra[1 - side])
+    if rules.scores_point_cards:
+        value += points[side] - points[1 - side]
+    return value + _majority_edge(rules, carry, cards, left, side)
+
+
+def _candidates(hand: tuple[Card, ...]) -> list[Card]:
+    """One card of each kind in the hand: cards of one rank and the same points play alike."""
+    kinds: set[tuple[str, int, bool]] = set()
+    chosen: list[Card] = []
+    for card in hand:
+        kind = (RANK[card], CLASSIC_POINTS[card], card == KOMI)
+        if kind not in kinds:
+            kinds.add(kind)
+            chosen.append(card)
+    return chosen
+
+
+def _kind_of(card: Card) -> tuple[str, int, bool]:
+    return (RANK[card], CLASSIC_POINTS[card], card == KOMI)
+
+
+def decision_stream(key: bytes, seat: int, decision: int) -> Stream:
+    """The stream of the seat's ``decision``-th choice: ``bot/SEAT/N`` (docs/fairness.md)."""
+    return Stream(key, f"bot/{seat}/{decision}")
+
+
+def evaluate(
+    known: SeatKnowledge, key: bytes, budget: int = DEFAULT_BUDGET, label: str = "bot"
+) -> dict[Card, float]:
+    """The mean outcome for the seat's side (its round points less the other side's) of every
+    card of its hand, over ``budget`` deals of the unseen cards drawn from the stream
+    ``LABEL/SEAT/N`` of ``key``."""
+    view = known.view
+    hand = view.hand
+    if len(hand) == 1:
+        return {hand[0]: 0.0}
+    rules = ruleset(view.ruleset)
+    seat = view.seat
+    side = side_of(seat)
+    seats = view.seats
+    candidates = _candidates(hand)
+    unseen = list(unseen_cards(known))
+    counts = view.hand_counts
+    stream = Stream(key, f"{label}/{seat}/{known.decision}")
+    totals = dict.fromkeys(candidates, 0.0)
+    horizon = HORIZON_PLAYS
+    start_cards = list(view.piles)
+    for _ in range(max(1, budget)):
+        deal = unseen[:]
+        for i in range(len(deal) - 1, 0, -1):
+            j = stream.uniform(i + 1)
+            deal[i], deal[j] = deal[j], deal[i]
+        hands: list[list[Card]] = []
+        at = 0
+        for s in range(seats):
+            if s == seat:
+                hands.append(list(hand))
+            else:
+                hands.append(deal[at : at + counts[s]])
+                at += counts[s]
+        stock = deal[at:]
+        for card in candidates:
+            game = _Game(
+                rules,
+                [list(h) for h in hands],
+                list(stock),
+                view.floor,
+                view.trail_pair,
+                seat,
+                list(start_cards),
+                known.last_side,
+            )
+            game.play(card)
+            while game.plays < horizon and not game.over():
+                card_then, outcome = _policy(rules, game.hands[game.turn], game.floor, game.trail)
+                game.play(card_then, outcome)
+            totals[card] += _value(game, view.carry, side)
+    rounds = max(1, budget)
+    means = {card: total / rounds for card, total in totals.items()}
+    by_kind = {_kind_of(card): mean for card, mean in means.items()}
+    return {card: by_kind[_kind_of(card)] for card in hand}
+
+
+def best_card(hand: tuple[Card, ...], values: dict[Card, float]) -> Card:
+    """The card with the best mean; a tie goes to the earliest card in the hand."""
+    best = hand[0]
+    for card in hand[1:]:
+        if values[card] > values[best] + 1e-9:
+            best = card
+    return best
+
+
+class StrongBot:
+    """Determinized Monte Carlo over the unseen cards, ``budget`` deals per decision."""
+
+    def __init__(self, key: bytes, seat: int, budget: int = DEFAULT_BUDGET) -> None:
+        self.key = key
+        self.seat = seat
+        self.budget = budget
+
+    def decide(self, known: SeatKnowledge) -> Card:
+        """The card with the best mean outcome for the seat's side over the sampled deals."""
+        hand = known.view.hand
+        return best_card(hand, evaluate(known, self.key, self.budget))
+
+    def choose_at(self, state: MatchState, seat: int) -> Card:
+        """The card for ``seat`` at ``state``, from what that seat may know only (R23)."""
+        return self.decide(knowledge(state, seat))
+
+    def choose(self, view: SeatView) -> Card:
+        """The card from the view alone, without the round's taken cards (see ``choose_at``,
+        which the server, self-play and ``verify --bots`` use)."""
+        return self.decide(view_knowledge(view))
+
+
+def analysis_key(match_id: str, key: bytes | None) -> bytes:
+    """The key an analysis draws its deals from: the match key, or one from the id alone for a
+    match imported without its secret."""
+    if key is not None:
+        return key
+    return hashlib.sha256(b"basra-analysis/" + match_id.encode("utf-8")).digest()
