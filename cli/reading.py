@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import msgspec
 
 from cli.shell import Streams, checked_status, dump_json, echo_err, opened, reading, viewer_of
-from replays.audit import Divergence
+from replays.divergence import Divergence
 
 if TYPE_CHECKING:
     from app.readmodels.matches import MatchSummaryView

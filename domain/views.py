@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import msgspec
 
 from domain.cards import Card
 from domain.errors import CardNotInHandError, InvalidSeatError, MatchNotStartedError
-from domain.play import PlayOutcome, resolve_play
-from domain.rulesets import ruleset
 from domain.state import MatchState, Status
+
+if TYPE_CHECKING:
+    from domain.play import PlayOutcome
 
 
 class TableView(msgspec.Struct, frozen=True, kw_only=True):
@@ -146,6 +149,9 @@ def preview_play(state: MatchState, seat: int, card: Card) -> PlayPreview:
         raise InvalidSeatError(f"seat {seat} is not a seat of this table")
     if card not in state.hands[seat]:
         raise CardNotInHandError(f"{card} is not in seat {seat}'s hand")
+    from domain.play import resolve_play  # the capture solver: only a preview needs it
+    from domain.rulesets import ruleset
+
     outcome: PlayOutcome = resolve_play(
         ruleset(state.setup.ruleset), state.floor, card, state.trail_pair
     )

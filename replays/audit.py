@@ -65,6 +65,7 @@ from replays.audit_play import BASRA_RULING, compare_play
 from replays.audit_scores import compare_end, compare_score
 from replays.audit_text import Diverged, card_name, event_kind, event_name, expected_text
 from replays.audit_trail import TrailReferee
+from replays.divergence import Divergence
 
 __all__ = ["BASRA_RULING", "AuditReport", "AuditResult", "Divergence", "audit", "audit_events"]
 
@@ -73,14 +74,6 @@ _STAND_IN_KEY = bytes(32)
 
 _RESULT_REASONS = ("target", "round_limit")
 """R22: the ends that only the rules produce, right after a round is scored."""
-
-
-class Divergence(msgspec.Struct, frozen=True, kw_only=True):
-    """The first event that does not follow from the rules: its seq, a kind and why."""
-
-    seq: int
-    kind: str
-    explanation: str
 
 
 class AuditReport(msgspec.Struct, frozen=True, kw_only=True):

@@ -9,8 +9,8 @@ from __future__ import annotations
 import textwrap
 
 from domain.redaction import SUPPORT
-from replays.audit import Divergence, audit
 from replays.cursor import MatchCursor, Viewer
+from replays.divergence import Divergence
 
 BANNER_MARK = "!!"
 """The start of every banner line, so the warning stands out from the frame."""
@@ -49,6 +49,8 @@ def banner(divergence: Divergence | None, width: int) -> list[str]:
 
 def stream_divergence(cursor: MatchCursor) -> Divergence | None:
     """The first event of the cursor's stream that does not verify (``replays.audit``)."""
+    from replays.audit import audit  # the rules engine, loaded only when a banner is asked for
+
     return audit(cursor.events()).divergence
 
 

@@ -10,9 +10,9 @@ import msgspec
 from domain.events import Event
 from domain.state import side_of
 from domain.views import TableView
-from replays.audit import Divergence
 from replays.banner import banner
 from replays.cursor import Position, Viewer, hands_of, viewer_name
+from replays.divergence import Divergence
 from replays.words import cards_text, describe, describe_cause
 
 FRAME_WIDTH: Final = 80

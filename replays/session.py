@@ -6,10 +6,10 @@ import textwrap
 from typing import Final
 
 from domain.redaction import SUPPORT
-from replays.audit import Divergence
 from replays.banner import stream_divergence, visible_divergence
 from replays.cursor import MatchCursor, Step, Viewer, viewer_name
 from replays.diff import describe_diff, diff
+from replays.divergence import Divergence
 from replays.errors import StepOutOfRangeError
 from replays.render import FRAME_WIDTH, render_frame
 
