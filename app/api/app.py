@@ -12,6 +12,7 @@ import msgspec
 from litestar import Litestar, get
 from litestar.di import Provide
 from litestar.openapi import OpenAPIConfig
+from litestar.openapi.plugins import RedocRenderPlugin, SwaggerRenderPlugin
 
 from app.api.controllers.live import EventsController
 from app.api.controllers.matches import MatchesController
@@ -21,7 +22,6 @@ from app.api.controllers.replay import ReplayController
 from app.api.controllers.results import LadderController, ResultsController
 from app.api.controllers.seat import SeatController
 from app.api.controllers.tickets import TicketsController
-from app.api.controllers.verification import VerificationController
 from app.api.docs import COMPONENTS, errors, fixed_length_arrays
 from app.api.error_handlers import EXCEPTION_HANDLERS
 from app.api.errors import RateLimitedError
@@ -39,7 +39,6 @@ from app.api.runtime import ApiRuntime, runtime_of
 from app.api.settings import ApiSettings
 from app.errors import StoreUnavailableError
 from app.service import MatchService
-from app.web import WEB_ROUTES, schema_render_plugins
 
 log = logging.getLogger("basra.api")
 
@@ -120,14 +119,12 @@ def create_app(
             RematchController,
             EventsController,
             ReplayController,
-            VerificationController,
             TicketsController,
             ResultsController,
             LadderController,
             health,
             ready,
             metrics,
-            *WEB_ROUTES,
         ],
         dependencies={"runtime": Provide(runtime_of, sync_to_thread=False)},
         exception_handlers={**EXCEPTION_HANDLERS, RateLimitedError: handle_rate_limited},  # type: ignore[dict-item]
@@ -145,7 +142,7 @@ def create_app(
             ),
             path="/schema",
             components=COMPONENTS,
-            render_plugins=schema_render_plugins(),  # offline: served from app/web/vendor
+            render_plugins=[SwaggerRenderPlugin(path="/"), RedocRenderPlugin(path="/redoc")],
         ),
     )
     fixed_length_arrays(app.openapi_schema)  # built here, before it is first served
