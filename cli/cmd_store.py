@@ -93,7 +93,7 @@ def rebuild(
         bool, typer.Option(help="Also drop the store's snapshots (they are rebuilt on load).")
     ] = False,
 ) -> None:
-    """Drop the read models and rebuild them from the start of the event log."""
+    """Drop the read models and the results and rebuild them from the start of the event log."""
     with opened(db) as service:
         if snapshots:
             echo_err(f"dropped {service.store.drop_snapshots()} snapshot(s)")
@@ -103,7 +103,15 @@ def rebuild(
             count = len(read.matches())
         finally:
             read.close()
+        from cli.cmd_results import caught_up, results_for
+
+        results = results_for(service)
+        try:
+            counted = caught_up(results, rebuild=True)
+        finally:
+            results.close()
     echo_err(f"rebuilt the read models: {applied} events, {count} matches")
+    echo_err(f"rebuilt the results: {counted} events read")
 
 
 @projections.command("status")
