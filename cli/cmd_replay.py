@@ -29,6 +29,7 @@ from replays.dispute import dispute_log, render_log
 from replays.importing import imported_stream
 from replays.replay_reader import load_replay
 from replays.session import Session
+from replays.verification import Receipt, parse_receipts
 
 CLEAR_SCREEN = "\x1b[H\x1b[2J"
 """Home the cursor and clear the terminal before each frame."""
@@ -175,16 +176,31 @@ def verify(
     all_matches: Annotated[
         bool, typer.Option("--all", help="Verify every stored match, with a progress bar.")
     ] = False,
+    receipts_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--receipts",
+            help='A file of receipt lines {"seq", "chain"} kept by a client: each must'
+            " lie on the stored stream's chain (one MATCH_ID only).",
+        ),
+    ] = None,
     db: DbOption = None,
     json: JsonOption = False,
 ) -> None:
-    """Re-adjudicate stored matches: every deal from the seed, every play, every score.
+    """Verify stored matches: the hash chain, any receipts, every deal from the seed, every
+    play, every score.
 
     Prints one line per match: `ID ok` or `ID seq N` and why that event does not follow from
-    the rules. Exits 0 only when every match is clean.
+    the rules (kind `chain`: a stored field changed after it was recorded; `receipt`: a
+    receipt the stored stream contradicts). Exits 0 only when every match is clean.
     """
     if (match_id is None) == (not all_matches):
         raise ValueError("give a MATCH_ID or --all (not both)")
+    receipts: list[Receipt] = []
+    if receipts_file is not None:
+        if match_id is None:
+            raise ValueError("--receipts checks one MATCH_ID, not --all")
+        receipts = parse_receipts(receipts_file.read_bytes(), match_id)
     started = time.perf_counter()
     results: list[VerifyResult] = []
     with reading(db) as streams:
@@ -193,7 +209,7 @@ def verify(
             ids, label="verifying", file=sys.stderr, hidden=not all_matches
         ) as progress:
             for one in progress:
-                result = verify_one(streams, one)
+                result = verify_one(streams, one, receipts)
                 results.append(result)
                 if not json:
                     typer.echo(verify_line(result))

@@ -24,7 +24,13 @@ from app.errors import (
 from cli.shell import USAGE_EXIT, InvalidOptionError
 from domain import errors as rules
 from domain.errors import BasraError
-from replays.errors import ReplayFileError, StepOutOfRangeError, StreamError, UnknownViewerError
+from replays.errors import (
+    InvalidReceiptsError,
+    ReplayFileError,
+    StepOutOfRangeError,
+    StreamError,
+    UnknownViewerError,
+)
 
 REFUSED: Final = 1
 """Exit status of a command refused by the rules or for its input: nothing was changed."""
@@ -62,6 +68,7 @@ EXIT_CODE: Final[dict[type[BasraError], int]] = {
     rules.PlayerSeatedError: REFUSED,
     rules.PlayerNameErasedError: REFUSED,
     rules.UnknownBotKindError: REFUSED,
+    rules.InvalidBotBudgetError: REFUSED,
     rules.UnknownCommandError: REFUSED,
     rules.InvalidTurnSecondsError: REFUSED,
     rules.StaleDeadlineError: REFUSED,
@@ -120,6 +127,7 @@ EXIT_CODE: Final[dict[type[BasraError], int]] = {
     # Replay data.
     ReplayFileError: REFUSED,
     StreamError: REFUSED,
+    InvalidReceiptsError: REFUSED,
 }
 """The exit status of every error class a command can meet, by exact class (no default)."""
 

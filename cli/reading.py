@@ -8,14 +8,15 @@ command lines without loading typer; both print exactly the same bytes. Streams 
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 import msgspec
 
 from cli.shell import Streams, checked_status, dump_json, echo_err, opened, reading, viewer_of
 from replays.divergence import Divergence
+from replays.verification import Receipt, Verification, verify_stream
 
 if TYPE_CHECKING:
     from app.readmodels.matches import MatchSummaryView
@@ -238,43 +239,43 @@ def replay_step(
         sys.stdout.write(render_frame(position, divergence))
 
 
-class VerifyResult(msgspec.Struct, frozen=True, kw_only=True):
-    """One match's verification, as ``--json`` prints it."""
+VerifyResult = Verification
+"""One match's verification, as ``--json`` prints it (replays.verification)."""
 
-    match_id: str
-    ok: bool
-    events: int
-    seeded: bool
-    divergence: Divergence | None
+_CHAIN_WORDS: Final = {
+    "chained": "chain checked",
+    "unchained": "no chain (recorded before it, or imported without one)",
+    "unchecked": "chain unchecked (the secret is not revealed)",
+}
 
 
-def verify_one(streams: Streams, match_id: str) -> VerifyResult:
-    """Re-adjudicate one stored match; a stored event that cannot be read is a divergence."""
+def verify_one(streams: Streams, match_id: str, receipts: Sequence[Receipt] = ()) -> VerifyResult:
+    """Verify one stored match: its chain, ``receipts``, then the rules; a stored event that
+    cannot be read is a divergence."""
     from app.errors import CorruptEventError
-    from replays.audit import audit
 
     try:
         events = streams.events(match_id)
     except CorruptEventError as error:
         divergence = Divergence(seq=error.seq, kind="corrupt", explanation=error.message)
         return VerifyResult(
-            match_id=match_id, ok=False, events=0, seeded=False, divergence=divergence
+            match_id=match_id,
+            ok=False,
+            events=0,
+            seeded=False,
+            chain="unchained",
+            divergence=divergence,
         )
-    result = audit(events)
-    return VerifyResult(
-        match_id=match_id,
-        ok=result.ok,
-        events=result.events,
-        seeded=result.seeded,
-        divergence=result.divergence,
-    )
+    return verify_stream(match_id, events, receipts)
 
 
 def verify_line(result: VerifyResult) -> str:
     """``ID ok …`` or ``ID seq N kind: why`` for the plain output of ``basra verify``."""
     if result.divergence is None:
         seeded = "deals checked against the seed" if result.seeded else "deals as recorded"
-        return f"{result.match_id}\tok\t{result.events} events, {seeded}"
+        chain = _CHAIN_WORDS.get(result.chain, result.chain)
+        receipts = f", {result.receipts} receipt(s) found in the stream" if result.receipts else ""
+        return f"{result.match_id}\tok\t{result.events} events, {seeded}, {chain}{receipts}"
     d = result.divergence
     return f"{result.match_id}\tseq {d.seq}\t{d.kind}: {d.explanation}"
 

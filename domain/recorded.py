@@ -14,6 +14,7 @@ from typing import Any
 
 import msgspec
 
+from domain.chain import sealed_hash
 from domain.events import EVENT_ENCODER, Event
 from domain.redaction import SUPPORT, redact_event
 
@@ -23,7 +24,10 @@ class RecordedEvent(msgspec.Struct, frozen=True, kw_only=True):
 
     ``at`` is the UTC time it was recorded (RFC 3339 with microseconds and ``Z``); ``caused_by``
     says who caused it (``seat:N/token:ID``, ``bot:N``, ``server``, ``import``) and
-    ``request_id`` the request it came from; both are for support only.
+    ``request_id`` the request it came from; both are for support only. ``chain`` is the
+    stream's hash chain link after this event (domain.chain; None in a stream recorded before
+    the chain or imported without one); ``sealed`` is the hash of the support-only fields as a
+    file gave it, kept for an imported event (None: computed from the event's own fields).
     """
 
     seq: int
@@ -31,6 +35,8 @@ class RecordedEvent(msgspec.Struct, frozen=True, kw_only=True):
     event: Event
     caused_by: str | None = None
     request_id: str | None = None
+    chain: str | None = None
+    sealed: str | None = None
 
 
 def misnumbered(seqs: Iterable[int]) -> tuple[int, int] | None:
@@ -53,4 +59,11 @@ def event_line(recorded: RecordedEvent, viewer: int, revealed: bool) -> bytes:
         prefix["request_id"] = recorded.request_id
     head = EVENT_ENCODER.encode(prefix)
     # Merge {"seq":..,"at":..} with {"type":..,...}: seq first, as the replay format shows it.
-    return head[:-1] + b"," + body[1:]
+    line = head[:-1] + b"," + body[1:]
+    if recorded.chain is None:
+        return line
+    # The chain link and the hash of the support-only fields close every line of a chained
+    # stream, for every viewer: blinded by the secret, they show no hidden card (chain.py).
+    sealed = recorded.sealed if recorded.sealed is not None else sealed_hash(recorded)
+    links = EVENT_ENCODER.encode({"sealed": sealed, "chain": recorded.chain})
+    return line[:-1] + b"," + links[1:]

@@ -26,6 +26,17 @@ class ReplayFileError(ReplayDataError):
         self.reason = reason
 
 
+class InvalidReceiptsError(ReplayDataError):
+    """A receipts file or body is malformed or names another match; names the receipt line."""
+
+    code = "invalid_receipts"
+
+    def __init__(self, line: int, reason: str) -> None:
+        super().__init__(f"receipt line {line}: {reason}")
+        self.line = line
+        self.reason = reason
+
+
 class StreamError(ReplayDataError):
     """A sequence of recorded events is not a match stream (empty, gaps, no match_created)."""
 

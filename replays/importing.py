@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from msgspec.structs import replace
 
+from domain.chain import sealed_hash
 from domain.events import MatchCreated
 from domain.recorded import RecordedEvent
 from replays.replay_reader import ReplayFile
@@ -18,6 +19,7 @@ def imported_stream(replay: ReplayFile, match_id: str) -> list[RecordedEvent]:
     Only the id changes: ``match_created`` keeps the id the match was first created under as
     ``origin``, so its commitment can still be checked (docs/fairness.md). ``at``, ``caused_by`` and
     ``request_id`` are kept; an event with no ``caused_by`` is marked as caused by the import.
+    ``chain`` and ``sealed`` are kept, so the match keeps the chain of its file.
     """
     first = replay.events[0].event
     assert isinstance(first, MatchCreated)
@@ -29,5 +31,8 @@ def imported_stream(replay: ReplayFile, match_id: str) -> list[RecordedEvent]:
     for item in replay.events:
         event = created if item.seq == 1 else item.event
         cause = item.caused_by if item.caused_by is not None else IMPORT_CAUSE
-        stream.append(replace(item, event=event, caused_by=cause))
+        # A chained line keeps the hash of its support-only fields as the file had them: the
+        # cause the import adds, and a player's name as the file showed it, stay outside.
+        sealed = item.sealed or (sealed_hash(item) if item.chain is not None else None)
+        stream.append(replace(item, event=event, caused_by=cause, sealed=sealed))
     return stream

@@ -36,6 +36,7 @@ from domain.recorded import RecordedEvent
 from domain.rulesets import RULESETS
 from replays.audit import audit_events
 from replays.audit_trail import SYNTHESISED_CAUSE
+from replays.chain_check import check_file_chain
 from replays.errors import ReplayFileError
 from replays.replay_file import FORMAT, VERSION, ReplayHeader
 
@@ -98,6 +99,8 @@ class _LineHead(msgspec.Struct, frozen=True):
     type: str
     caused_by: str | None = None
     request_id: str | None = None
+    chain: str | None = None
+    sealed: str | None = None
 
 
 _HEAD_DECODER: Final = msgspec.json.Decoder(_LineHead)
@@ -236,6 +239,13 @@ def _event(number: int, line: bytes, seq: int) -> Event:
     return event
 
 
+def _link(number: int, name: str, value: str | None) -> str | None:
+    """A ``chain`` or ``sealed`` hash of an event line: 64 lowercase hex digits, when given."""
+    if value is not None and not _HEX64.fullmatch(value):
+        raise ReplayFileError(number, f'"{name}" is a SHA-256 in 64 lowercase hex digits')
+    return value
+
+
 def parse_replay(data: bytes) -> ReplayFile:
     """Read a replay file's lines; raise ReplayFileError at the first malformed line.
 
@@ -274,7 +284,13 @@ def parse_replay(data: bytes) -> ReplayFile:
             event = _event(number, line, seq)
         events.append(
             RecordedEvent(
-                seq=seq, at=at, event=event, caused_by=head.caused_by, request_id=head.request_id
+                seq=seq,
+                at=at,
+                event=event,
+                caused_by=head.caused_by,
+                request_id=head.request_id,
+                chain=_link(number, "chain", head.chain),
+                sealed=_link(number, "sealed", head.sealed),
             )
         )
         numbers.append(number)
@@ -339,6 +355,7 @@ def load_replay(data: bytes, *, bots: bool = True) -> ReplayFile:
     revealed seed, or a table of bots only, with no ``match_ended``.
     """
     replay = parse_replay(data)
+    check_file_chain(replay)  # the first changed line, before the rules
     result = audit_events(replay.events, bots=bots, lenient=True)
     divergence = result.report.divergence
     if divergence is not None:

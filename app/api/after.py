@@ -29,10 +29,15 @@ class After(msgspec.Struct, frozen=True, kw_only=True):
     now: str
     stock: int
     carry: int
+    # The receipt: the stream's hash chain link after ``seq`` (docs/fairness.md); a client that
+    # keeps {seq, chain} can show, after the end, that the stored stream passes through it.
+    # None for a stream recorded without a chain.
+    chain: str | None = None
 
 
-def after_of(state: MatchState, now: str) -> After:
-    """The live turn and banner of ``state`` at the server's ``now``: counts only (R23)."""
+def after_of(state: MatchState, now: str, chain: str | None = None) -> After:
+    """The live turn and banner of ``state`` at the server's ``now``: counts only (R23), with
+    ``chain``, the chain link after the state's last event (the receipt)."""
     return After(
         seq=state.events,
         status=state.status,
@@ -41,6 +46,7 @@ def after_of(state: MatchState, now: str) -> After:
         now=now,
         stock=len(state.stock) if state.status == "playing" else 0,
         carry=state.carry,
+        chain=chain,
     )
 
 

@@ -22,6 +22,7 @@ from app.api.controllers.replay import ReplayController
 from app.api.controllers.results import LadderController, ResultsController
 from app.api.controllers.seat import SeatController
 from app.api.controllers.tickets import TicketsController
+from app.api.controllers.verification import VerificationController
 from app.api.docs import COMPONENTS, errors, fixed_length_arrays
 from app.api.error_handlers import EXCEPTION_HANDLERS
 from app.api.errors import RateLimitedError
@@ -119,6 +120,7 @@ def create_app(
             RematchController,
             EventsController,
             ReplayController,
+            VerificationController,
             TicketsController,
             ResultsController,
             LadderController,

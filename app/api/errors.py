@@ -25,7 +25,13 @@ from app.errors import (
 )
 from domain import errors as rules
 from domain.errors import BasraError, RequestError
-from replays.errors import ReplayFileError, StepOutOfRangeError, StreamError, UnknownViewerError
+from replays.errors import (
+    InvalidReceiptsError,
+    ReplayFileError,
+    StepOutOfRangeError,
+    StreamError,
+    UnknownViewerError,
+)
 
 
 class ErrorDetail(msgspec.Struct, frozen=True):
@@ -214,6 +220,7 @@ HTTP_STATUS: Final[dict[type[BasraError], int]] = {
     rules.PlayerSeatedError: 409,
     rules.PlayerNameErasedError: 409,
     rules.UnknownBotKindError: 422,
+    rules.InvalidBotBudgetError: 422,
     rules.UnknownCommandError: 422,
     rules.InvalidTurnSecondsError: 422,
     rules.StaleDeadlineError: 409,
@@ -271,6 +278,7 @@ HTTP_STATUS: Final[dict[type[BasraError], int]] = {
     # Replay data: a stream or file that is not a match.
     ReplayFileError: 422,
     StreamError: 422,
+    InvalidReceiptsError: 422,
 }
 """The HTTP status of every error class the API can meet, by exact class (no default)."""
 

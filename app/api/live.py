@@ -93,7 +93,8 @@ async def _feed(
                 if recorded.seq != last + 1:
                     break  # a gap cannot come from the store; read it again below
                 state = evolve(state, recorded.event)
-                line = with_after(event_line(recorded, viewer, ended), after_of(state, clock()))
+                after = after_of(state, clock(), recorded.chain)
+                line = with_after(event_line(recorded, viewer, ended), after)
                 yield ServerSentEventMessage(data=line.decode(), id=recorded.seq)
                 last = recorded.seq
             else:

@@ -333,20 +333,23 @@ def _result(
         basra=played.basra,
         seq=last,
         events=event_lines(recorded, seat),
-        view=_seat_view_at(service, match_id, seat, last),
+        view=_seat_view_at(service, match_id, seat, last, recorded[-1].chain),
     )
 
 
-def _seat_view_at(service: MatchService, match_id: str, seat: int, seq: int) -> SeatViewResponse:
+def _seat_view_at(
+    service: MatchService, match_id: str, seat: int, seq: int, chain: str | None
+) -> SeatViewResponse:
     """The seat's view right after ``seq`` (folded again only when the match has moved on),
-    with its live turn."""
+    with its live turn and the receipt ``chain`` of ``seq``."""
     state = service.cache.get(match_id)  # the state the command just stored, if still current
     if state is None or state.events != seq:
         state = service.load(match_id)
     if state.events != seq:
         state = fold(r.event for r in service.events(match_id) if r.seq <= seq)
     view = seat_view(state, seat)
-    return SeatViewResponse(**msgspec.structs.asdict(view), after=after_of(state, service.clock()))
+    after = after_of(state, service.clock(), chain)
+    return SeatViewResponse(**msgspec.structs.asdict(view), after=after)
 
 
 def leave(

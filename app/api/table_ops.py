@@ -70,7 +70,9 @@ def public_table(
     if not seated:
         check_spectators(state)
     view = table_view(state)
-    return TableResponse(**msgspec.structs.asdict(view), after=after_of(state, service.clock()))
+    chain = service.chain_head(match_id, state.events)
+    after = after_of(state, service.clock(), chain)
+    return TableResponse(**msgspec.structs.asdict(view), after=after)
 
 
 def spectators_allowed(service: MatchService, match_id: str) -> bool:
@@ -84,7 +86,7 @@ def seat_or_support_view(
 ) -> SeatViewResponse | SupportViewResponse:
     """The table as ``seat`` (or SUPPORT) sees it, with its live turn."""
     state = named(service, players, match_id)
-    after = after_of(state, service.clock())
+    after = after_of(state, service.clock(), service.chain_head(match_id, state.events))
     if seat == SUPPORT:
         shown = support_view(state)
         return SupportViewResponse(**msgspec.structs.asdict(shown), after=after)

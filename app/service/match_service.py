@@ -23,6 +23,7 @@ from app.service.turns import Steps, apply, bot_turns, recorded
 from app.store.cache import StateCache
 from app.store.match_store import MatchStore
 from domain.cards import Card
+from domain.chain import chained
 from domain.commands import (
     AbandonTable,
     CreateMatch,
@@ -323,6 +324,13 @@ class MatchService:
 
     # -- storing a command's outcome ----------------------------------------------------------
 
+    def chain_head(self, match_id: str, seq: int) -> str | None:
+        """The chain link of the stored event at ``seq`` (None before seq 1, or unchained)."""
+        if seq <= 0:
+            return None
+        last = self.store.read(match_id, after_seq=seq - 1, upto_seq=seq)
+        return last[0].chain if last else None
+
     def _commit(
         self,
         match_id: str,
@@ -336,6 +344,9 @@ class MatchService:
         (the clock's reading the command was decided with; now if not given), then cache and
         tell."""
         entries = recorded(steps, before.events, at or self.clock(), request_id)
+        # The chain is computed where events are recorded: each link follows the last stored.
+        secret = after.setup.secret if after.setup is not None else None
+        entries = chained(entries, self.chain_head(match_id, before.events), secret)
         try:
             self.store.append(match_id, entries)
         except ConflictError:

@@ -31,6 +31,8 @@ class Envelope(msgspec.Struct, Generic[E], frozen=True, omit_defaults=True):
     at: str
     caused_by: str | None = None
     request_id: str | None = None
+    chain: str | None = None  # the hash chain link (domain.chain); absent from older rows
+    sealed: str | None = None  # an imported event's hash of its support-only fields
 
 
 def topic_of(event_type: type[Event]) -> str:
@@ -72,4 +74,6 @@ def decode_row(match_id: str, seq: int, topic: str, state: bytes) -> RecordedEve
         event=envelope.event,
         caused_by=envelope.caused_by,
         request_id=envelope.request_id,
+        chain=envelope.chain,
+        sealed=envelope.sealed,
     )

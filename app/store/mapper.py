@@ -44,7 +44,14 @@ class EventMapper:
     def to_stored_event(self, match_id: str, recorded: RecordedEvent) -> StoredEvent:
         """The stored row of ``recorded``: match id, seq, its event's topic and the envelope."""
         event = recorded.event
-        envelope = Envelope(event, recorded.at, recorded.caused_by, recorded.request_id)
+        envelope = Envelope(
+            event,
+            recorded.at,
+            recorded.caused_by,
+            recorded.request_id,
+            recorded.chain,
+            recorded.sealed,
+        )
         return StoredEvent(
             originator_id=match_id,
             originator_version=recorded.seq,

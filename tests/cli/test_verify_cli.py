@@ -17,6 +17,7 @@ from cli.main import app
 from domain.bots import EasyBot
 from domain.fairness import secret_from_text_seed
 from domain.views import seat_view
+from tests.chain_rewrite import rechain_sqlite
 
 ISOLATED = {"BASRA_DATABASE_URL": None, "POSTGRES_DBNAME": None, "BASRA_DB": None}
 
@@ -96,8 +97,17 @@ def rows(db: Path, match_id: str) -> list[dict[str, Any]]:
     return [json.loads(state) for (state,) in found]
 
 
-def rewrite(db: Path, match_id: str, seq: int, change: Callable[[dict[str, Any]], None]) -> None:
-    """Change the stored event at ``seq`` in place, as someone with database access could."""
+def rewrite(
+    db: Path,
+    match_id: str,
+    seq: int,
+    change: Callable[[dict[str, Any]], None],
+    *,
+    consistent: bool = True,
+) -> None:
+    """Change the stored event at ``seq`` in place, as someone with database access could;
+    ``consistent`` also recomputes the chain after it (knowing the secret), so the rules, not
+    the chain, are what catches it."""
     with sqlite3.connect(db) as connection:
         (state,) = connection.execute(
             "SELECT state FROM stored_events WHERE originator_id = ? AND originator_version = ?",
@@ -109,6 +119,8 @@ def rewrite(db: Path, match_id: str, seq: int, change: Callable[[dict[str, Any]]
             "UPDATE stored_events SET state = ? WHERE originator_id = ? AND originator_version = ?",
             (json.dumps(stored).encode(), match_id, seq),
         )
+    if consistent:
+        rechain_sqlite(db, match_id)
 
 
 def swap(db: Path, match_id: str, seq: int) -> None:
@@ -126,6 +138,7 @@ def swap(db: Path, match_id: str, seq: int) -> None:
                 " WHERE originator_id = ? AND originator_version = ?",
                 (topic, state, match_id, version),
             )
+    rechain_sqlite(db, match_id)
 
 
 def first(db: Path, match_id: str, kind: str, **fields: Any) -> int:
@@ -150,7 +163,8 @@ def test_matches_recorded_by_the_service_verify_clean(db: Path, ids: dict[str, s
         result = run("verify", match_id, "--db", str(db))
         assert result.exit_code == 0, result.stdout
         assert result.stdout == (
-            f"{match_id}\tok\t{len(rows(db, match_id))} events, deals checked against the seed\n"
+            f"{match_id}\tok\t{len(rows(db, match_id))} events, deals checked against the seed,"
+            " chain checked\n"
         )
 
 
@@ -283,7 +297,8 @@ def test_an_empty_store_verifies_clean(tmp_path: Path) -> None:
 
 
 def rewrite_trail(db: Path, match_id: str, seq: int, **fields: Any) -> None:
-    """Change who caused, or when, the stored event at ``seq`` (its dispute trail)."""
+    """Change who caused, or when, the stored event at ``seq`` (its dispute trail), and
+    recompute the chain after it."""
     with sqlite3.connect(db) as connection:
         (state,) = connection.execute(
             "SELECT state FROM stored_events WHERE originator_id = ? AND originator_version = ?",
@@ -295,6 +310,7 @@ def rewrite_trail(db: Path, match_id: str, seq: int, **fields: Any) -> None:
             "UPDATE stored_events SET state = ? WHERE originator_id = ? AND originator_version = ?",
             (json.dumps(stored).encode(), match_id, seq),
         )
+    rechain_sqlite(db, match_id)
 
 
 def persons_play(db: Path, match_id: str, seat: int) -> int:

@@ -2,7 +2,8 @@
 
 One match per rule set at 2 and at 4 seats, each from a fixed text seed (docs/fairness.md), played
 through ``domain.decide`` as the service would record it: people take seats through tokens,
-bots reply, and at 4 seats one turn is played for a seat whose clock ran out (R25). Times are
+bots reply, and at 4 seats one turn is played for a seat whose clock ran out (R25); every event
+carries its hash chain link (docs/fairness.md, "The chain"). Times are
 fixed so that every run writes the same bytes. Rerun it only when the rules or the renderer
 change on purpose, and review the diff.
 """
@@ -14,6 +15,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from domain.bots import Bot, EasyBot, RandomBot
+from domain.chain import chained
 from domain.commands import Command, CreateMatch, PlayCard, TakeSeat
 from domain.decide import decide
 from domain.events import CardPlayed, Event, MatchCreated, RoundScored
@@ -111,7 +113,8 @@ def play_golden(ruleset: str, seats: int) -> tuple[list[RecordedEvent], MatchSta
         card = EasyBot().choose(view) if auto else minds[seat].choose(view)
         cause = "server" if auto else f"seat:{seat}/token:tok-{people[seat]}"
         recorder.run(PlayCard(seat, card, auto=auto), cause, bots)
-    return recorder.recorded, recorder.state
+    # Each event carries its link of the hash chain, as the service records it.
+    return chained(recorder.recorded, None, created.secret), recorder.state
 
 
 def frame_steps(recorded: list[RecordedEvent]) -> list[tuple[int, int]]:

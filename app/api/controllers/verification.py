@@ -1,0 +1,57 @@
+"""``GET`` and ``POST /matches/{id}/verification``: ``basra verify`` over HTTP."""
+
+from __future__ import annotations
+
+from litestar import Controller, get, post
+
+from app.api.auth import AnyRequest, authenticate, record_support_access
+from app.api.bodies import read_body
+from app.api.docs import OPTIONAL_SECURITY, errors, json_body
+from app.api.params import MatchIdPath, Runtime
+from app.api.verification import VerificationRequest, verification
+from replays.verification import Verification
+
+
+async def _support(runtime: Runtime, request: AnyRequest, match_id: str) -> bool | None:
+    """None for an anonymous caller, else whether the caller is support."""
+    authorization = request.headers.get("authorization")
+    if authorization is None:
+        return None
+    who = await authenticate(runtime, authorization, match_id)
+    if who.is_support:
+        await record_support_access(runtime, who, "verification")
+    return who.is_support
+
+
+class VerificationController(Controller):
+    """The chain, the receipts and the rules of a stored match: anyone after the end, support
+    before it."""
+
+    path = "/matches/{match_id:str}/verification"
+    tags = ("replays",)
+    security = OPTIONAL_SECURITY
+
+    @get("/", responses=errors(401, 403, 404))
+    async def verify(
+        self, request: AnyRequest, runtime: Runtime, match_id: MatchIdPath
+    ) -> Verification:
+        """What ``basra verify`` says: ``ok``, ``chain`` and the first ``divergence`` if any."""
+        support = await _support(runtime, request, match_id)
+        return await runtime.offload(verification, runtime.service, match_id, support)
+
+    @post(
+        "/",
+        status_code=200,
+        responses=errors(400, 401, 403, 404, 422),
+        operation_class=json_body(VerificationRequest),
+    )
+    async def verify_receipts(
+        self, request: AnyRequest, runtime: Runtime, match_id: MatchIdPath
+    ) -> Verification:
+        """The same, checking the receipts a client kept: a ``receipt`` divergence names the
+        first one the stored stream contradicts."""
+        support = await _support(runtime, request, match_id)
+        body = await read_body(request, VerificationRequest)
+        return await runtime.offload(
+            verification, runtime.service, match_id, support, body.receipts
+        )
