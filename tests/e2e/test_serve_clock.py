@@ -1,9 +1,10 @@
-"""End to end: the turn clock (R25) of real ``basra serve`` processes.
+"""End to end: the turn clock (R25) of real ``basra serve`` processes with 1-second turns.
 
-The servers run with ``BASRA_TEST_CLOCK`` at five times the wall clock, so the shortest turn the
-rules allow (5 s) passes in about one real second; every process of a test shares the anchor,
-so they read the same time across a restart. Nothing is asserted on a sleep: each test waits
-for a condition with a generous timeout, then counts what the store holds.
+The servers run on the wall clock with the server's turn time at 1 second
+(``--turn-seconds 1``; a table's own turn time is 5-600, the server's 1-600). Nothing is
+asserted on a sleep: each test waits for a condition with a generous timeout, then counts what
+the store holds; what a test cannot control on a loaded machine (how soon a client answers
+within its one second) it reads from the store instead of assuming.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import pytest
 
 from app.service import MatchService
 from domain.events import CardPlayed, FloorDealt, MatchCreated, MatchEnded, optional
+from domain.evolve import fold
 from domain.recorded import RecordedEvent
 from domain.times import utc_micros
 from tests.app.api.helpers import HttpSteps, bearer, wait_until
@@ -30,26 +32,28 @@ from tests.e2e.test_serve import serve_process
 
 pytestmark = pytest.mark.e2e
 
-SPEED = 5
-"""How much faster than the wall clock the served clock runs."""
+TURN = ("--turn-seconds", "1")
+"""The server's turn time of these tests: one real second."""
 
 
 @contextmanager
 def clock_server(
-    tmp_path: Path, *args: str, anchor_ms: int, env: dict[str, str] | None = None
+    tmp_path: Path, *args: str, env: dict[str, str] | None = None
 ) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
-    """``basra serve`` with the fast test clock; (URL, process) once it answers."""
-    clock = {
-        "BASRA_TEST_CLOCK": f"{anchor_ms}*{SPEED}",
-        "BASRA_RATE_LIMITS": "players=off matches=off",
-    }
-    with serve_process(tmp_path, *args, env=clock | (env or {})) as served:
+    """``basra serve`` on the wall clock, no rate limits; (URL, process) once it answers."""
+    limits = {"BASRA_RATE_LIMITS": "players=off matches=off"}
+    with serve_process(tmp_path, *args, env=limits | (env or {})) as served:
         yield served
 
 
 def now_ms() -> int:
-    """The wall clock, as the anchor of a test's servers."""
+    """The wall clock, in Unix epoch ms."""
     return time.time_ns() // 1_000_000
+
+
+def on_turn_before_end(stream: list[RecordedEvent]) -> int | None:
+    """The seat on turn right before the stream's last event."""
+    return fold(r.event for r in stream[:-1]).turn
 
 
 def ended(http: httpx.Client, url: str, match_id: str) -> bool:
@@ -120,16 +124,12 @@ def check_clock_events(stream: list[RecordedEvent]) -> list[RecordedEvent]:
 def test_a_two_seat_table_whose_seat_on_turn_idles_ends_by_timeout(tmp_path: Path) -> None:
     db = tmp_path / "clock.db"
     with (
-        clock_server(tmp_path, "--db", str(db), "--turn-seconds", "5", anchor_ms=now_ms()) as (
-            url,
-            _,
-        ),
+        clock_server(tmp_path, "--db", str(db), *TURN) as (url, _),
         httpx.Client(timeout=10) as http,
     ):
-        # given two people seated at a 2-seat table, nobody playing
+        # given two people seated at a 2-seat table with 1-second turns, nobody playing
         steps = HttpSteps(http, url)
-        match_id, tokens = table_of_people(steps, 2)
-        on_turn = steps.view(match_id, tokens[0])["turn"]
+        match_id, _tokens = table_of_people(steps, 2)
 
         # when the seat on turn lets its turn run out
         wait_until(lambda: status(http, url, match_id) == "ended", "the timeout")
@@ -138,6 +138,12 @@ def test_a_two_seat_table_whose_seat_on_turn_idles_ends_by_timeout(tmp_path: Pat
     service = MatchService.open(db)
     stream = service.events(match_id)
     service.close()
+    on_turn = on_turn_before_end(stream)
+    assert on_turn is not None
+    deadline = passed_deadline(stream, len(stream) - 1)
+    assert deadline is not None
+    turn_micros = utc_micros(deadline) - utc_micros(stream[-2].at)
+    assert abs(turn_micros - 1_000_000) < 1000  # a 1-second turn (deadlines are whole ms)
     ended = stream[-1]
     assert isinstance(ended.event, MatchEnded)
     assert ended.event.reason == "timeout"
@@ -150,13 +156,11 @@ def test_a_two_seat_table_whose_seat_on_turn_idles_ends_by_timeout(tmp_path: Pat
 def test_a_four_seat_table_plays_the_idle_seat_and_goes_on(tmp_path: Path) -> None:
     db = tmp_path / "clock4.db"
     with (
-        clock_server(tmp_path, "--db", str(db), "--turn-seconds", "5", anchor_ms=now_ms()) as (
-            url,
-            _,
-        ),
+        clock_server(tmp_path, "--db", str(db), *TURN) as (url, _),
         httpx.Client(timeout=10) as http,
     ):
-        # given a 4-seat table: seat 0 idles, seat 1 plays each of its turns, seats 2 and 3 bots
+        # given a 4-seat table with 1-second turns: seat 0 idles, seat 1 plays each of its turns
+        # (as fast as it can see them), seats 2 and 3 bots
         steps = HttpSteps(http, url)
         match_id, tokens = table_of_people(steps, 4, bots=[2, 3])
         service = MatchService.open(db)
@@ -165,7 +169,7 @@ def test_a_four_seat_table_plays_the_idle_seat_and_goes_on(tmp_path: Path) -> No
             return sum(
                 1
                 for r in service.events(match_id)
-                if isinstance(r.event, CardPlayed) and r.event.auto
+                if isinstance(r.event, CardPlayed) and r.event.auto and r.event.seat == 0
             )
 
         # when seat 0 lets two of its turns run out while seat 1 plays
@@ -182,32 +186,40 @@ def test_a_four_seat_table_plays_the_idle_seat_and_goes_on(tmp_path: Path) -> No
         assert status(http, url, match_id) == "playing"
         stream = service.events(match_id)
         service.close()
+    # (seat 1 answers within its second on a quiet machine; on a loaded one the clock may play
+    # for it too, which is the rule, so only seat 0's auto plays are counted on)
     auto = plays_in(stream, auto=True)
-    assert all(seat_of(r) == 0 and r.caused_by == "clock" for r in auto)
+    assert len([r for r in auto if seat_of(r) == 0]) >= 2
+    assert all(seat_of(r) in (0, 1) and r.caused_by == "clock" for r in auto)
     assert check_clock_events(stream) == auto
     assert any(seat_of(r) == 1 for r in plays_in(stream, auto=False))
 
 
 def test_a_deadline_survives_sigkill_and_fires_once_after_the_restart(tmp_path: Path) -> None:
     db = tmp_path / "restart.db"
-    anchor = now_ms()
-    args = ("--db", str(db), "--turn-seconds", "30")  # 6 real seconds at 5x
-    # given a 2-seat table of people with a turn running, and its server killed with SIGKILL
+    args = ("--db", str(db), *TURN)
+    # given a 2-seat table of people with a 1-second turn running, and its server killed with
+    # SIGKILL right after the second seat was taken (the turn started)
     with (
-        clock_server(tmp_path, *args, anchor_ms=anchor) as (url, process),
+        clock_server(tmp_path, *args) as (url, process),
         httpx.Client(timeout=10) as http,
     ):
-        match_id, tokens = table_of_people(HttpSteps(http, url), 2)
-        deadline = HttpSteps(http, url).view(match_id, tokens[0])["deadline"]
+        steps = HttpSteps(http, url)
+        match_id = str(steps.create(seats=2)["match_id"])
+        steps.sit(match_id, 0, "P0")
+        steps.sit(match_id, 1, "P1")
         process.send_signal(signal.SIGKILL)
         process.wait(15)
     service = MatchService.open(db)
-    assert service.load(match_id).status == "playing"  # killed before the deadline
+    killed = service.load(match_id)
     service.close()
+    assert killed.status == "playing", "the server fired before it was killed: too slow"
+    deadline = killed.deadline
+    assert deadline is not None
 
-    # when a new server starts on the same store
+    # when a new server starts on the same store (after the deadline has passed while down)
     with (
-        clock_server(tmp_path, *args, anchor_ms=anchor) as (url, _),
+        clock_server(tmp_path, *args) as (url, _),
         httpx.Client(timeout=10) as http,
     ):
         wait_until(lambda: status(http, url, match_id) == "ended", "the deadline after a restart")
@@ -217,15 +229,16 @@ def test_a_deadline_survives_sigkill_and_fires_once_after_the_restart(tmp_path: 
     stream = service.events(match_id)
     service.close()
     assert [end.reason for end in ends_in(stream)] == ["timeout"]
+    assert stream[-1].event == ends_in(stream)[0]
     assert passed_deadline(stream, len(stream) - 1) == deadline
     assert check_clock_events(stream) == [stream[-1]]
 
 
 def test_a_table_still_waiting_is_closed_after_its_waiting_time(tmp_path: Path) -> None:
     db = tmp_path / "waiting.db"
-    args = ("--db", str(db), "--waiting-minutes", "0.05")  # 3 s of the served clock
+    args = ("--db", str(db), "--waiting-minutes", "0.05")  # 3 s
     with (
-        clock_server(tmp_path, *args, anchor_ms=now_ms()) as (url, _),
+        clock_server(tmp_path, *args) as (url, _),
         httpx.Client(timeout=10) as http,
     ):
         # given a 2-seat table with one seat taken
@@ -252,12 +265,13 @@ def test_two_server_processes_on_postgresql_fire_each_deadline_once(
     tmp_path: Path, pg_url: str
 ) -> None:
     # given two worker processes on one PostgreSQL database, each running its clock
-    args = ("--workers", "2", "--database-url", pg_url, "--turn-seconds", "5")
+    args = ("--workers", "2", "--database-url", pg_url, *TURN)
     with (
-        clock_server(tmp_path, *args, anchor_ms=now_ms()) as (url, _),
+        clock_server(tmp_path, *args) as (url, _),
         httpx.Client(timeout=10) as http,
     ):
-        # and six 2-seat tables of idle people, and one 4-seat table of idle people
+        # and six 2-seat tables of idle people, and one 4-seat table of idle people, 1-second
+        # turns (the 4-seat table's turns become 5 seconds once all four ran out: R25a)
         steps = HttpSteps(http, url)
         twos = [table_of_people(steps, 2)[0] for _ in range(6)]
         four, _tokens = table_of_people(steps, 4)
@@ -297,25 +311,22 @@ def test_two_server_processes_on_postgresql_fire_each_deadline_once(
 
 def test_a_play_racing_its_deadline_lands_or_is_refused_never_both(tmp_path: Path) -> None:
     db = tmp_path / "race.db"
-    anchor = now_ms()
     with (
-        clock_server(tmp_path, "--db", str(db), "--turn-seconds", "5", anchor_ms=anchor) as (
-            url,
-            _,
-        ),
+        clock_server(tmp_path, "--db", str(db), *TURN) as (url, _),
         httpx.Client(timeout=10) as http,
     ):
         # given a 2-seat table of people, the seat on turn waiting until its deadline is near
         steps = HttpSteps(http, url)
         match_id, tokens = table_of_people(steps, 2)
         view = steps.view(match_id, tokens[0])
-        token = tokens[view["turn"]]
-        hand = steps.view(match_id, token)["hand"]
-        deadline_real_ms = anchor + (utc_micros(view["deadline"]) // 1000 - anchor) / SPEED
-        time.sleep(max(0.0, (deadline_real_ms - now_ms()) / 1000 - 0.05))
+        answers: list[int] = []
+        if view["status"] == "playing":  # else the turn ran out before the client could look
+            token = tokens[view["turn"]]
+            hand = steps.view(match_id, token)["hand"]
+            deadline_ms = utc_micros(view["deadline"]) // 1000
+            time.sleep(max(0.0, (deadline_ms - now_ms()) / 1000 - 0.05))
 
         # when it plays at about its deadline, again and again until the clock has fired
-        answers: list[int] = []
         while status(http, url, match_id) == "playing" and len(answers) < 200:
             response = http.post(
                 f"{url}/matches/{match_id}/plays",
@@ -331,11 +342,13 @@ def test_a_play_racing_its_deadline_lands_or_is_refused_never_both(tmp_path: Pat
     service = MatchService.open(db)
     stream = service.events(match_id)
     service.close()
+    first = next(i for i, r in enumerate(stream) if isinstance(r.event, FloorDealt))
+    on_turn = fold(r.event for r in stream[: first + 1]).turn
     played = plays_in(stream, auto=False)
     timeouts = ends_in(stream)
     assert set(answers) <= {200, 409}
     if 200 in answers:
-        assert [seat_of(r) for r in played] == [view["turn"]]
-        assert all(end.seat != view["turn"] for end in timeouts)
+        assert [seat_of(r) for r in played] == [on_turn]
+        assert all(end.seat != on_turn for end in timeouts)
     else:
-        assert played == [] and [end.seat for end in timeouts] == [view["turn"]]
+        assert played == [] and [end.seat for end in timeouts] == [on_turn]
