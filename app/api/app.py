@@ -12,7 +12,6 @@ import msgspec
 from litestar import Litestar, get
 from litestar.di import Provide
 from litestar.openapi import OpenAPIConfig
-from litestar.openapi.plugins import RedocRenderPlugin, SwaggerRenderPlugin
 
 from app.api.controllers.live import EventsController
 from app.api.controllers.matches import MatchesController
@@ -40,6 +39,7 @@ from app.api.runtime import ApiRuntime, runtime_of
 from app.api.settings import ApiSettings
 from app.errors import StoreUnavailableError
 from app.service import MatchService
+from app.web import WEB_ROUTES, schema_render_plugins
 
 log = logging.getLogger("basra.api")
 
@@ -127,6 +127,7 @@ def create_app(
             health,
             ready,
             metrics,
+            *WEB_ROUTES,
         ],
         dependencies={"runtime": Provide(runtime_of, sync_to_thread=False)},
         exception_handlers={**EXCEPTION_HANDLERS, RateLimitedError: handle_rate_limited},  # type: ignore[dict-item]
@@ -144,7 +145,7 @@ def create_app(
             ),
             path="/schema",
             components=COMPONENTS,
-            render_plugins=[SwaggerRenderPlugin(path="/"), RedocRenderPlugin(path="/redoc")],
+            render_plugins=schema_render_plugins(),  # offline: served from app/web/vendor
         ),
     )
     fixed_length_arrays(app.openapi_schema)  # built here, before it is first served

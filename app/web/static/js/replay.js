@@ -1,0 +1,279 @@
+// The replay viewer at /replay/{id}: the position after any event as the chosen viewer sees it,
+// the move list (click to jump), keys to step, the score by round, support's dispute log and a
+// banner when the match does not verify.
+
+import { api, matchIdFromPath, player, replayLines, seatOf } from "./api.js";
+import { backs, cardElement, cardText, fill, h } from "./cards.js";
+import { lineChart } from "./chart.js";
+import { framesOf, step, stopsOf } from "./fold.js";
+import { languageToggle, t } from "./i18n.js";
+
+const matchId = matchIdFromPath();
+const $ = (id) => document.getElementById(id);
+const SUPPORT_KEY = "basra.support";
+
+let lines = [];
+let frames = [];
+let stops = { plays: [], deals: [], rounds: [] };
+let at = 0;
+let moveItems = []; // [frame index, <li>] of the move list, in order
+let logRows = [];
+let currentMove = null;
+let currentLog = null;
+let chartRound = -1;
+
+function viewers() {
+  const options = [["public", t("public")]];
+  const kept = seatOf(matchId);
+  if (kept) options.push([`seat:${kept.seat}`, `${t("seat")} ${kept.seat}`]);
+  else if (player()) options.push(["player", `${t("seat")} (${player().name})`]);
+  options.push(["support", t("support")]);
+  return options;
+}
+
+function tokenFor(viewer) {
+  if (viewer.startsWith("seat:")) return seatOf(matchId).token;
+  if (viewer === "player") return player().token;
+  if (viewer === "support") return $("support-token").value.trim() || sessionStorage.getItem(SUPPORT_KEY);
+  return null;
+}
+
+function fillViewers() {
+  const select = $("viewer");
+  const chosen = select.value;
+  fill(select, ...viewers().map(([value, label]) => {
+    const option = h("option", null, label);
+    option.value = value;
+    return option;
+  }));
+  if ([...select.options].some((o) => o.value === chosen)) select.value = chosen;
+  $("support-label").hidden = select.value !== "support";
+}
+
+async function open() {
+  const viewer = $("viewer").value;
+  const token = tokenFor(viewer);
+  if (viewer === "support" && token) sessionStorage.setItem(SUPPORT_KEY, token);
+  $("error").textContent = "";
+  try {
+    lines = await replayLines(matchId, token);
+  } catch (error) {
+    $("error").textContent = error.status === 401 ? t("open_after_end") : `${t("error")}: ${error.code} ${error.message}`;
+    return;
+  }
+  frames = framesOf(lines);
+  stops = stopsOf(frames);
+  const wanted = Number((location.hash.match(/seq=(\d+)/) || [])[1]);
+  const found = frames.findIndex((f) => f.seq === wanted);
+  at = found >= 0 ? found : 0;
+  $("title").textContent = `${lines[0].ruleset} · ${lines[0].seats} · ${matchId}`;
+  buildMoves();
+  buildLog();
+  chartRound = -1;
+  show(at);
+  verify(token);
+}
+
+function seatName(frame, seat) {
+  return frame.names[seat] || `${t("seat")} ${seat}`;
+}
+
+function describe(frame) {
+  const e = frame.event;
+  if (!e) return "";
+  if (e.type === "card_played") {
+    const took = e.captured.length ? ` · ${t("took", e.captured.map(cardText).join(" "))}` : "";
+    const basra = e.basra ? ` · ${t("basra", e.basra)}` : "";
+    return `${t("played", seatName(frame, e.seat), cardText(e.card))}${took}${basra}${e.auto ? " (auto)" : ""}`;
+  }
+  if (e.type === "round_scored") return `${t("round")} ${e.round}: ${e.sides.map((s) => s.total).join(" – ")}`;
+  if (e.type === "match_ended") return `${e.type} · ${e.reason} · ${e.totals.join(" – ")}`;
+  if (e.type === "cards_dealt") return `${e.type} · ${t("round")} ${e.round} · deal ${e.deal}`;
+  return e.type;
+}
+
+function show(index) {
+  at = Math.max(0, Math.min(frames.length - 1, index));
+  const frame = frames[at];
+  if (!frame) return;
+  $("seq").textContent = String(frame.seq);
+  $("where").textContent = `${t("round")} ${frame.round} · deal ${frame.deal}${frame.carry ? " · " + t("carry", frame.carry) : ""}`;
+  const rows = [];
+  for (let seat = 0; seat < lines[0].seats; seat++) {
+    const row = h("div", "hand-row");
+    row.dataset.seat = String(seat);
+    row.append(h("span", "who", seatName(frame, seat)));
+    const hand = frame.hands[seat];
+    if (hand) {
+      const cards = h("span", "cards");
+      cards.append(...hand.map((card) => cardElement(card)));
+      row.append(cards);
+    } else {
+      row.append(backs(frame.counts[seat]));
+    }
+    rows.push(row);
+  }
+  fill($("hands"), ...rows);
+  fill($("floor"), ...frame.floor.map((card) => cardElement(card)));
+  fill($("scores"), ...frame.totals.map((total, side) => {
+    const row = h("div", "score-row");
+    row.dataset.side = String(side);
+    row.append(h("span", null, `${t("side")} ${side}`), h("span", "score-value", String(total)), h("span", "muted", t("cards_left", frame.piles[side])));
+    return row;
+  }));
+  $("last").textContent = describe(frame);
+  highlightMove();
+  highlightLog();
+  if (frame.round !== chartRound) drawChart(frame.round);
+  history.replaceState(null, "", `#seq=${frame.seq}`);
+}
+
+function buildMoves() {
+  const list = h("ol");
+  moveItems = [];
+  frames.forEach((frame, i) => {
+    const e = frame.event;
+    let item = null;
+    if (e.type === "round_started") item = h("li", "round-head", `${t("round")} ${e.round}`);
+    else if (e.type === "card_played" || e.type === "round_scored" || e.type === "match_ended") {
+      item = h("li", null, `${e.seq}. ${describe(frame)}`);
+    }
+    if (!item) return;
+    item.dataset.seq = String(e.seq);
+    item.addEventListener("click", () => show(i));
+    list.append(item);
+    moveItems.push([i, item]);
+  });
+  fill($("moves"), h("h3", null, t("moves")), list);
+  currentMove = null;
+}
+
+function highlightMove() {
+  let found = null;
+  for (const [i, item] of moveItems) {
+    if (i > at) break;
+    if (!item.classList.contains("round-head")) found = item;
+  }
+  if (found === currentMove) return;
+  if (currentMove) currentMove.classList.remove("current");
+  currentMove = found;
+  if (found) {
+    found.classList.add("current");
+    found.scrollIntoView({ block: "nearest" });
+  }
+}
+
+function buildLog() {
+  const support = lines.length > 1 && lines.slice(1).some((line) => "caused_by" in line);
+  $("log-panel").hidden = !support;
+  logRows = [];
+  currentLog = null;
+  if (!support) return;
+  const head = h("tr");
+  for (const key of ["seq", "at", "who", "request", "event"]) head.append(h("th", null, key === "seq" ? "seq" : t(key)));
+  const rows = frames.map((frame) => {
+    const e = frame.event;
+    const row = h("tr");
+    row.append(h("td", null, String(e.seq)), h("td", null, e.at), h("td", null, e.caused_by || ""), h("td", null, e.request_id || ""), h("td", null, describe(frame)));
+    return row;
+  });
+  logRows = rows;
+  fill($("log"), head, ...rows);
+}
+
+function highlightLog() {
+  const row = logRows[at] || null;
+  if (row === currentLog) return;
+  if (currentLog) currentLog.classList.remove("current");
+  currentLog = row;
+  if (row) row.classList.add("current");
+}
+
+function drawChart(round) {
+  chartRound = round;
+  const sides = lines[0].seats === 4 ? 2 : lines[0].seats;
+  const series = Array.from({ length: sides }, () => [0]);
+  const labels = ["0"];
+  let marker = 0;
+  for (const frame of frames) {
+    const e = frame.event;
+    if (e.type !== "round_scored") continue;
+    e.totals.forEach((total, side) => series[side].push(total));
+    labels.push(String(e.round));
+    if (e.round < round || (e.round === round && frames[at].event.seq >= e.seq)) marker = labels.length - 1;
+  }
+  fill($("chart"), lineChart(series, { width: 480, height: 160, labels, marker, testid: "score-chart" }));
+}
+
+async function verify(token) {
+  const box = $("verify");
+  fill(box);
+  try {
+    const result = await api("GET", `/matches/${encodeURIComponent(matchId)}/verification`, { token });
+    const report = Array.isArray(result) ? result[0] : result;
+    const divergence = report && (report.divergence || (report.ok === false ? report : null));
+    if (divergence) {
+      const banner = h("p", "verify-banner", t("does_not_verify", divergence.seq, divergence.kind));
+      banner.dataset.testid = "verify-banner";
+      banner.dataset.seq = String(divergence.seq);
+      if (divergence.explanation) banner.title = divergence.explanation;
+      const jump = frames.findIndex((f) => f.seq === divergence.seq);
+      if (jump >= 0) banner.addEventListener("click", () => show(jump));
+      fill(box, banner);
+    } else {
+      fill(box, h("p", "verify-ok", t("verified")));
+    }
+  } catch {
+    /* not verifiable for this viewer yet (before the end), or the route is not on this server */
+  }
+}
+
+function onKey(event) {
+  if (!frames.length || event.target.closest("input, select, textarea")) return;
+  const last = frames.length - 1;
+  const moves = {
+    ArrowRight: () => at + 1,
+    ArrowLeft: () => at - 1,
+    ArrowDown: () => step(stops.plays, at, 1, last),
+    ArrowUp: () => step(stops.plays, at, -1, last),
+    "]": () => step(stops.deals, at, 1, last),
+    "[": () => step(stops.deals, at, -1, last),
+    "}": () => step(stops.rounds, at, 1, last),
+    "{": () => step(stops.rounds, at, -1, last),
+    Home: () => 0,
+    End: () => last,
+  };
+  const move = moves[event.key];
+  if (!move) return;
+  event.preventDefault();
+  show(move());
+}
+
+function start() {
+  languageToggle(() => {
+    fillViewers();
+    if (frames.length) {
+      buildMoves();
+      buildLog();
+      chartRound = -1;
+      show(at);
+    }
+  });
+  fillViewers();
+  const kept = seatOf(matchId);
+  if (kept) $("viewer").value = `seat:${kept.seat}`;
+  if (new URLSearchParams(location.search).get("viewer") === "support") $("viewer").value = "support";
+  $("support-label").hidden = $("viewer").value !== "support";
+  $("viewer").addEventListener("change", () => {
+    $("support-label").hidden = $("viewer").value !== "support";
+    if ($("viewer").value !== "support") open();
+  });
+  $("open").addEventListener("click", open);
+  $("support-token").addEventListener("keydown", (event) => {
+    if (event.key === "Enter") open();
+  });
+  document.addEventListener("keydown", onKey);
+  open();
+}
+
+start();

@@ -1,0 +1,76 @@
+"""Steps a player takes on the table page, shared by the browser tests."""
+
+from __future__ import annotations
+
+from typing import Any
+
+ENDED_OR_MY_TURN = """() => {
+  const result = document.querySelector('[data-testid=result]');
+  if (result && !result.hidden) return 'ended';
+  return document.querySelector('[data-testid=banner] .turn.yours') ? 'turn' : null;
+}"""
+
+
+def hand(page: Any) -> list[str]:
+    """The cards of the hand, in the order shown."""
+    return [
+        str(c)
+        for c in page.locator("[data-testid=hand] [data-card]").evaluate_all(
+            "els => els.map(e => e.dataset.card)"
+        )
+    ]
+
+
+def floor(page: Any) -> list[str]:
+    """The floor, in floor order."""
+    return [
+        str(c)
+        for c in page.locator("[data-testid=floor] [data-card]").evaluate_all(
+            "els => els.map(e => e.dataset.card)"
+        )
+    ]
+
+
+def taken(page: Any) -> list[str]:
+    """The floor cards marked data-take."""
+    return [
+        str(c)
+        for c in page.locator("[data-testid=floor] [data-card][data-take]").evaluate_all(
+            "els => els.map(e => e.dataset.card)"
+        )
+    ]
+
+
+def wait_turn_or_end(page: Any) -> str:
+    """Wait until it is this seat's turn or the match has ended: 'turn' or 'ended'."""
+    return str(page.wait_for_function(ENDED_OR_MY_TURN).json_value())
+
+
+def pick(page: Any, card: str) -> None:
+    """Tap a card of the hand and wait for its preview."""
+    page.locator(f"[data-testid=hand] [data-card='{card}']").click()
+    page.wait_for_function(
+        "card => document.querySelector('#preview').textContent.includes(':')"
+        " && document.querySelector(`[data-testid=hand] [data-card='${card}']`)"
+        "?.classList.contains('selected')",
+        arg=card,
+    )
+
+
+def play_by_tapping(page: Any, card: str, *, on_floor: bool = False) -> None:
+    """Tap the card, then tap it again (or the floor): it leaves the hand."""
+    pick(page, card)
+    tap_again(page, card, on_floor=on_floor)
+
+
+def tap_again(page: Any, card: str, *, on_floor: bool = False) -> None:
+    """Tap the card picked up again (or the floor): it is played and leaves the hand."""
+    if on_floor:
+        page.locator("[data-testid=floor]").click()
+    else:
+        page.locator(f"[data-testid=hand] [data-card='{card}']").click()
+    page.wait_for_function(
+        "card => !document.querySelector(`[data-testid=hand] [data-card='${card}']`)"
+        " || !document.querySelector('[data-testid=result]').hidden",
+        arg=card,
+    )
