@@ -48,7 +48,7 @@ from app.config import PostgresSettings, parse_database_url
 from app.service import utc_now
 from app.store.match_store import MatchStore
 from app.store.postgres import drop_schema, ensure_schema
-from bench.bench_api import HOST, NO_LIMITS, Connection, Practice, _wait_healthy, free_port
+from bench.bench_api import HOST, NO_LIMITS, Connection, Practice, free_port
 from domain.commands import CreateMatch
 from domain.events import CardPlayed
 from domain.fairness import secret_from_text_seed
@@ -182,32 +182,43 @@ def store_appends(store: MatchStore, threads: int, seconds: float) -> float:
 
 
 async def closed_loop(port: int, concurrency: int, seconds: float, seed: int) -> dict[str, float]:
-    """``concurrency`` practice matches playing as fast as they can: plays/s, p50 and p99 (ms)."""
+    """``concurrency`` practice matches playing as fast as they can: plays/s, p50 and p99 (ms),
+    and how many requests failed (a refused or broken request starts a new match)."""
     latencies: list[float] = []
+    errors = 0
     ready = asyncio.Event()
     started = 0
     deadline = 0.0
 
     async def player(i: int) -> None:
-        nonlocal started
+        nonlocal started, errors
         conn = Connection(port)
         rng = random.Random(seed * 1000 + i)
+        match: Practice | None = None
         try:
             match = Practice(conn, rng)
             await match.start()
+        finally:
             started += 1
             if started == concurrency:
                 ready.set()
-            await ready.wait()
-            while time.monotonic() < deadline:
-                if match.ended:
+        await ready.wait()
+        while time.monotonic() < deadline:
+            try:
+                if match is None or match.ended:
                     match = Practice(conn, rng)
                     await match.start()
                 sent = time.perf_counter()
                 await match.play()
                 if time.monotonic() < deadline:
                     latencies.append((time.perf_counter() - sent) * 1000)
-        finally:
+            except (AssertionError, OSError, asyncio.IncompleteReadError):
+                errors += 1
+                match = None
+                with contextlib.suppress(Exception):
+                    await conn.close()
+                conn = Connection(port)
+        with contextlib.suppress(Exception):
             await conn.close()
 
     tasks = [asyncio.create_task(player(i)) for i in range(concurrency)]
@@ -219,16 +230,46 @@ async def closed_loop(port: int, concurrency: int, seconds: float, seed: int) ->
     def pct(p: float) -> float:
         return round(data[min(len(data) - 1, int(p * len(data)))], 1) if data else 0.0
 
-    return {"plays_s": round(len(data) / seconds, 1), "p50": pct(0.5), "p99": pct(0.99)}
+    return {
+        "plays_s": round(len(data) / seconds, 1),
+        "p50": pct(0.5),
+        "p99": pct(0.99),
+        "errors": errors,
+    }
+
+
+async def wait_healthy(port: int, process: subprocess.Popen[bytes], seconds: float) -> None:
+    """Wait for ``/health`` to answer 200 (a loaded machine starts two workers slowly)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"the server exited with {process.returncode}")
+        conn = Connection(port)
+        try:
+            status, _ = await conn.request("GET", "/health")
+            if status == 200:
+                return
+        except OSError:
+            await asyncio.sleep(0.2)
+        finally:
+            await conn.close()
+    raise RuntimeError("the server did not start")
 
 
 @contextlib.contextmanager
 def served(
-    workdir: Path, workers: int, database_url: str | None, env_extra: dict[str, str]
+    workdir: Path,
+    workers: int,
+    database_url: str | None,
+    env_extra: dict[str, str],
+    tree: Path | None = None,
 ) -> Iterator[int]:
-    """``basra serve`` on a fresh SQLite file, or on ``database_url``; its port."""
+    """``basra serve`` on a fresh SQLite file, or on ``database_url``; its port. ``tree``: run
+    the server from another checkout of the code (an earlier commit), for before/after."""
     port = free_port()
     env = dict(os.environ) | env_extra
+    if tree is not None:
+        env["PYTHONPATH"] = str(tree)
     for name in list(env):
         if name.startswith("POSTGRES_") or name == "BASRA_DATABASE_URL":
             del env[name]
@@ -242,10 +283,12 @@ def served(
     command += [arg for name in NO_LIMITS for arg in ("--rate-limit", f"{name}=off")]
     log_path = workdir / f"serve-{port}.log"
     with log_path.open("wb") as log:
-        process = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT)
+        process = subprocess.Popen(
+            command, env=env, stdout=log, stderr=subprocess.STDOUT, cwd=tree or Path.cwd()
+        )
         try:
             try:
-                asyncio.run(_wait_healthy(port, process))
+                asyncio.run(wait_healthy(port, process, 180))
             except RuntimeError:
                 tail = log_path.read_text(errors="replace")[-2000:]
                 raise RuntimeError(f"basra serve did not start:\n{tail}") from None
@@ -264,7 +307,12 @@ SERVE_CASES = (("sqlite-1", None, 1), ("pg-1", "pg", 1), ("pg-2", "pg", 2))
 
 
 def serve_case(
-    args: argparse.Namespace, workdir: Path, case: tuple[str, str | None, int], load: int, r: int
+    args: argparse.Namespace,
+    workdir: Path,
+    case: tuple[str, str | None, int],
+    load: int,
+    r: int,
+    tree: Path | None = None,
 ) -> dict[str, float]:
     """One served run of ``case`` under ``load`` concurrent matches."""
     label, store, workers = case
@@ -278,7 +326,7 @@ def serve_case(
     if label.startswith("sqlite") and args.sqlite_synchronous:
         env_extra["BASRA_SQLITE_SYNCHRONOUS"] = args.sqlite_synchronous
     try:
-        with served(workdir, workers, url, env_extra) as port:
+        with served(workdir, workers, url, env_extra, tree) as port:
             say(f"serve {label} at {load} matches, repeat {r + 1}")
             return asyncio.run(closed_loop(port, load, args.serve_seconds, seed=r))
     finally:
@@ -310,6 +358,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--only", default="raw,store,serve")
     parser.add_argument("--cases", default="sqlite-1,pg-1,pg-2")
     parser.add_argument("--sqlite-synchronous", default=None, help="FULL or NORMAL")
+    parser.add_argument(
+        "--before",
+        type=Path,
+        default=None,
+        help="also serve from this checkout (e.g. git archive of an earlier commit), interleaved",
+    )
     parser.add_argument("--json", type=Path, default=None, help="also write the results here")
     args = parser.parse_args(argv)
     if not args.postgres:
@@ -356,8 +410,10 @@ def main(argv: list[str] | None = None) -> None:
             for r in range(args.repeats):
                 for load in loads:
                     for case in cases:
-                        run = serve_case(args, Path(tmp), case, load, r)
-                        runs.setdefault(f"{case[0]}@{load}", []).append(run)
+                        trees = [(None, "")] + ([(args.before, "before:")] if args.before else [])
+                        for tree, prefix in trees:
+                            run = serve_case(args, Path(tmp), case, load, r, tree)
+                            runs.setdefault(f"{prefix}{case[0]}@{load}", []).append(run)
         print(
             f"## basra serve, closed loop, medians of {args.repeats} runs of "
             f"{args.serve_seconds:g} s"
@@ -367,9 +423,10 @@ def main(argv: list[str] | None = None) -> None:
             p50 = statistics.median(x["p50"] for x in found)
             p99 = statistics.median(x["p99"] for x in found)
             listed = ", ".join(f"{x['plays_s']:,.0f}/{x['p99']:.0f}" for x in found)
+            errors = sum(int(x.get("errors", 0)) for x in found)
             print(
-                f"  {key:<14} {plays:>7,.0f} plays/s  p50 {p50:6.1f} ms  p99 {p99:6.1f} ms"
-                f"  [plays/s / p99: {listed}]"
+                f"  {key:<22} {plays:>7,.0f} plays/s  p50 {p50:6.1f} ms  p99 {p99:6.1f} ms"
+                f"  [plays/s / p99: {listed}]  failed: {errors}"
             )
         results["serve"] = runs
     if args.json is not None:

@@ -3,9 +3,11 @@
 Appends made in this process arrive through the service's listener (on a worker thread) and are
 handed to the event loop with ``call_soon_threadsafe`` (docs/architecture.md L6). Appends made
 by other processes (several workers on PostgreSQL, a CLI import) are found by one follower per
-process that reads the store's global notification log while any stream is open, and wakes the
-streams of the matches it saw. A woken stream reads what it has not sent yet from the store, so
-nothing is lost or repeated whichever way the news came."""
+process, which wakes the streams of the matches it saw: on PostgreSQL the database pushes them
+(LISTEN/NOTIFY, ``app.store.live.LogListener``), so they arrive within milliseconds; on other
+stores the follower reads the global notification log every ``follow_every`` seconds. A woken
+stream reads what it has not sent yet from the store, so nothing is lost or repeated whichever
+way the news came."""
 
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ import contextlib
 import logging
 import weakref
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 from domain.recorded import RecordedEvent
 
@@ -25,6 +27,21 @@ NotificationReader = Callable[[int, int], Sequence[tuple[int, str, int]]]
 
 Offload = Callable[..., Awaitable[Any]]
 """Runs a blocking call on a worker thread: ``await offload(func, *args)``."""
+
+
+class Listener(Protocol):
+    """A push of the log's new entries from the database, on a thread of its own."""
+
+    def start(self) -> None:
+        """Start following."""
+
+    def stop(self) -> None:
+        """Stop following."""
+
+
+Listen = Callable[[int, Callable[[int, str, int], None]], Listener | None]
+"""``listen(position, on_entry)``: a Listener calling ``on_entry(position, match id, seq)`` for
+each entry after ``position``, or None when the store cannot push (then the log is polled)."""
 
 
 class Subscription:
@@ -72,7 +89,12 @@ def close_all_feeds() -> None:
 class EventBroker:
     """Fans appended events out to the open streams of their match."""
 
-    def __init__(self, notifications: NotificationReader | None = None, follow_every: float = 0.5):
+    def __init__(
+        self,
+        notifications: NotificationReader | None = None,
+        follow_every: float = 0.5,
+        listen: Listen | None = None,
+    ):
         self.closing = False
         _BROKERS.add(self)
         self._subs: dict[str, set[Subscription]] = {}
@@ -80,6 +102,8 @@ class EventBroker:
         self._notifications = notifications
         self._follow_every = follow_every
         self._follower: asyncio.Task[None] | None = None
+        self._listen = listen
+        self._listener: Listener | None = None
         self._position = 0
 
     @property
@@ -96,10 +120,18 @@ class EventBroker:
         self._loop = asyncio.get_running_loop()
         if self._notifications is not None:
             self._position = await self._latest(offload)
-            self._follower = asyncio.create_task(self._follow(offload), name="basra-follower")
+            if self._listen is not None:
+                self._listener = self._listen(self._position, self._pushed)
+            if self._listener is not None:
+                self._listener.start()
+            else:
+                self._follower = asyncio.create_task(self._follow(offload), name="basra-follower")
 
     async def stop(self) -> None:
         """Stop following, and end every open feed."""
+        if self._listener is not None:
+            listener, self._listener = self._listener, None
+            await asyncio.to_thread(listener.stop)
         if self._follower is not None:
             self._follower.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
@@ -140,6 +172,19 @@ class EventBroker:
             return
         with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
             loop.call_soon_threadsafe(self.publish, match_id, list(events))
+
+    def _pushed(self, position: int, match_id: str, _seq: int) -> None:
+        """The listener's callback (its own thread): hop to the loop when a stream listens."""
+        loop = self._loop
+        if loop is None or loop.is_closed() or match_id not in self._subs:
+            return
+        with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
+            loop.call_soon_threadsafe(self._seen, position, match_id)
+
+    def _seen(self, position: int, match_id: str) -> None:
+        """A pushed log entry, on the loop: wake the match's streams."""
+        self._position = max(self._position, position)
+        self.publish(match_id, [])
 
     async def _follow(self, offload: Offload) -> None:
         """One loop per process over the global notification log (not one per stream)."""

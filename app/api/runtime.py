@@ -34,7 +34,9 @@ class ApiRuntime:
         self.access = AccessService(service.store)
         self.players = PlayerService(service.store)
         notifications = getattr(service, "notifications_after", None)
-        self.broker = EventBroker(notifications, settings.follow_every_seconds)
+        # Other processes' appends: pushed by the database where it can (PostgreSQL), else polled.
+        listen = getattr(service.store, "listen", None)
+        self.broker = EventBroker(notifications, settings.follow_every_seconds, listen)
         # The store is synchronous (docs/architecture.md L6): a bounded pool of threads calls it.
         self.limiter = anyio.CapacityLimiter(settings.store_threads)
         self.inline = _inline(settings.store_calls, service)
