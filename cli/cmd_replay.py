@@ -24,6 +24,7 @@ from cli.common import (
 from cli.reading import VerifyResult, named_events, replay_step, verify_line, verify_one
 from cli.shell import dump_json, echo_err, opened, reading, viewer_of
 from domain.events import MatchCreated
+from replays.analysis import strong_picks_checked
 from replays.cursor import MatchCursor, Viewer
 from replays.dispute import dispute_log, render_log
 from replays.importing import imported_stream
@@ -184,6 +185,14 @@ def verify(
             " lie on the stored stream's chain (one MATCH_ID only).",
         ),
     ] = None,
+    strong_bots: Annotated[
+        bool,
+        typer.Option(
+            "--bots",
+            help="Also re-run every strong bot's pick from its seat's view (slow); without it a"
+            " strong bot's play is checked to be a legal card of its own hand.",
+        ),
+    ] = False,
     db: DbOption = None,
     json: JsonOption = False,
 ) -> None:
@@ -210,6 +219,8 @@ def verify(
         ) as progress:
             for one in progress:
                 result = verify_one(streams, one, receipts)
+                if strong_bots and result.ok:
+                    result = strong_picks_checked(streams.events(one), result)
                 results.append(result)
                 if not json:
                     typer.echo(verify_line(result))

@@ -76,10 +76,25 @@ def seeded_time(digest: bytes) -> str:
     return (SEEDED_EPOCH + timedelta(seconds=offset)).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
-def _checked(ruleset: str, seats: int, bots: str, target: int | None, export: Path | None) -> None:
+def seat_kinds(bots: str, seats: int) -> tuple[str, dict[int, str]]:
+    """``--bots``: one kind for every seat, or kinds by seat (``strong,easy``: seat 0 strong, seat
+    1 easy, and at four seats the pattern again, so each side has one kind): the first kind,
+    and the seats whose kind differs from it."""
+    kinds = [kind.strip() for kind in bots.split(",")]
+    for kind in kinds:
+        if kind not in BOT_KINDS:
+            raise InvalidOptionError(f"unknown bot kind {kind!r}; choose {', '.join(BOT_KINDS)}")
+    if seats % len(kinds):
+        raise InvalidOptionError(f"{len(kinds)} bot kinds cannot be spread over {seats} seats")
+    by_seat = {seat: kinds[seat % len(kinds)] for seat in range(seats)}
+    return kinds[0], {seat: kind for seat, kind in by_seat.items() if kind != kinds[0]}
+
+
+def _checked(
+    ruleset: str, seats: int, bots: str, target: int | None, export: Path | None, budget: int | None
+) -> None:
     """Refuse a simulation the rules would refuse before any file or folder is made."""
-    if bots not in BOT_KINDS:
-        raise InvalidOptionError(f"unknown bot kind {bots!r}; choose easy or random")
+    kind, kinds = seat_kinds(bots, seats if seats in (2, 4) else 2)
     decide(
         INITIAL_STATE,
         CreateMatch(
@@ -89,7 +104,9 @@ def _checked(ruleset: str, seats: int, bots: str, target: int | None, export: Pa
             secret=bytes(32),
             target=target,
             bots=tuple(range(seats)) if seats in (2, 4) else (),
-            bot_kind=bots,
+            bot_kind=kind,
+            bot_kinds=kinds or None,
+            bot_budget=budget,
         ),
     )
     if export is not None and export.exists() and not export.is_dir():
@@ -108,7 +125,17 @@ def simulate(
             " random when omitted."
         ),
     ] = None,
-    bots: Annotated[str, typer.Option(help="Bot kind: easy or random.")] = "easy",
+    bots: Annotated[
+        str,
+        typer.Option(
+            help="Bot kind: easy, random or strong; or kinds by seat, e.g. strong,easy"
+            " (at 4 seats: the strong pair 0+2 against the easy pair 1+3)."
+        ),
+    ] = "easy",
+    budget: Annotated[
+        int | None,
+        typer.Option(help="The strong bot's deals sampled per decision (default 32)."),
+    ] = None,
     matches: Annotated[int, typer.Option(min=1, help="How many matches to play.")] = 1,
     export: Annotated[
         Path | None, typer.Option(help="Write each match's replay file into this folder.")
@@ -126,7 +153,8 @@ def simulate(
     same ids and writes the same files; a match an earlier run already recorded is kept as it
     is, not played again. Nothing is created when the options are refused.
     """
-    _checked(ruleset, seats, bots, target, export)
+    _checked(ruleset, seats, bots, target, export, budget)
+    kind, kinds = seat_kinds(bots, seats)
     base = seed if seed is not None else secrets.token_hex(16)
     if export is not None:
         export.mkdir(parents=True, exist_ok=True)
@@ -154,7 +182,9 @@ def simulate(
                     seats=seats,
                     target=target,
                     bots=tuple(range(seats)),
-                    bot_kind=bots,
+                    bot_kind=kind,
+                    bot_kinds=kinds or None,
+                    bot_budget=budget,
                     secret=secret_from_text_seed(text_seed),
                     match_id=match_id,
                     caused_by="server",
@@ -198,7 +228,9 @@ def _summary(
         match_id=match_id,
         ruleset=setup.ruleset,
         seats=setup.seats,
-        bots=setup.bot_kind,
+        bots=",".join(map(setup.kind_at, range(setup.seats)))
+        if setup.bot_kinds
+        else setup.bot_kind,
         seed=seed,
         target=setup.target,
         rounds=state.round,

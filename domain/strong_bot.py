@@ -23,7 +23,7 @@ from domain.rulesets import FIRST_FLOOR_CARDS, MAJORITY_CARDS, Classic, ruleset
 from domain.state import MatchState, side_of
 from domain.views import SeatView, seat_view
 
-DEFAULT_BUDGET: Final = 32
+DEFAULT_BUDGET: Final = 16
 """Deals of the unseen cards sampled per decision unless the match records another count."""
 
 HORIZON_PLAYS: Final = 16

@@ -97,9 +97,15 @@ class AuditResult(msgspec.Struct, frozen=True, kw_only=True):
     events: tuple[Event, ...]
 
 
-def audit(recorded: Sequence[RecordedEvent], *, bots: bool = True) -> AuditReport:
-    """Re-adjudicate a stored stream; every field must equal what the rules give."""
-    return _Auditor(bots=bots, lenient=False).run(recorded).report
+def audit(
+    recorded: Sequence[RecordedEvent], *, bots: bool = True, strong_bots: bool = False
+) -> AuditReport:
+    """Re-adjudicate a stored stream; every field must equal what the rules give.
+
+    ``strong_bots`` re-runs every strong bot's pick too (slow); without it a strong bot's play
+    is checked only to be a legal card of its own hand, as every play is.
+    """
+    return _Auditor(bots=bots, lenient=False, strong_bots=strong_bots).run(recorded).report
 
 
 def audit_events(
@@ -116,7 +122,7 @@ def audit_events(
 class _Auditor:
     """One pass over a stream, holding the position before each event."""
 
-    def __init__(self, *, bots: bool, lenient: bool) -> None:
+    def __init__(self, *, bots: bool, lenient: bool, strong_bots: bool = False) -> None:
         self.lenient = lenient
         self.state: MatchState = INITIAL_STATE
         self.rules: Classic | None = None
@@ -124,7 +130,7 @@ class _Auditor:
         self.expected: deque[Event] = deque()
         self.ended_at: int | None = None
         self.out: list[Event] = []
-        self.bots = BotReferee(enabled=bots)
+        self.bots = BotReferee(enabled=bots, strong=strong_bots)
         self.trail = TrailReferee()
 
     def run(self, recorded: Sequence[RecordedEvent]) -> AuditResult:

@@ -5,15 +5,20 @@ from __future__ import annotations
 from domain.bots import Bot, EasyBot, bot_at
 from domain.events import CardPlayed
 from domain.state import MatchState
+from domain.strong_bot import DEFAULT_BUDGET, StrongBot
 from domain.views import seat_view
 from replays.audit_text import Diverged, card_name
 
 
 class BotReferee:
-    """Keeps each random bot's stream from its first checked play on, to compute its picks."""
+    """Keeps each random bot's stream from its first checked play on, to compute its picks.
 
-    def __init__(self, *, enabled: bool) -> None:
+    A strong bot's picks are re-run only when ``strong`` is set: each costs its whole budget.
+    """
+
+    def __init__(self, *, enabled: bool, strong: bool = False) -> None:
         self.enabled = enabled
+        self.strong = strong
         self.random_bots: dict[int, Bot] = {}
 
     def check(self, event: CardPlayed, state: MatchState) -> None:
@@ -26,12 +31,18 @@ class BotReferee:
             return  # decide names the fault
         kind: str | None = None
         if state.is_bot(seat):
-            kind = setup.bot_kind
+            kind = setup.kind_at(seat)
         elif event.auto:
             kind = "easy"  # R25: the easy bot plays for a seat whose clock ran out
         if kind is None:
             return
-        if kind == "random":
+        if kind == "strong":
+            if not self.strong or setup.key is None:
+                return  # decide has judged the card legal; its pick is re-run on request only
+            budget = setup.bot_budget or DEFAULT_BUDGET
+            choice = StrongBot(setup.key, seat, budget).choose_at(state, seat)
+            source = f"seat {seat} is a strong bot (budget {budget}), which picks"
+        elif kind == "random":
             if setup.key is None:
                 return  # without the secret the random bot's draws are unknown
             bot = self.random_bots.get(seat)

@@ -119,6 +119,8 @@ class MatchService:
         target: int | None = None,
         bots: Sequence[int] = (),
         bot_kind: str = "easy",
+        bot_kinds: dict[int, str] | None = None,
+        bot_budget: int | None = None,
         secret: bytes | None = None,
         client_seeds: Sequence[str] | None = None,
         match_id: str | None = None,
@@ -151,6 +153,8 @@ class MatchService:
             target=target,
             bots=tuple(bots),
             bot_kind=bot_kind,
+            bot_kinds=bot_kinds,
+            bot_budget=bot_budget,
             client_seeds=tuple(client_seeds) if client_seeds is not None else None,
             turn_seconds=turn_seconds,
             server_turn_seconds=(

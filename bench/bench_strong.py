@@ -1,0 +1,186 @@
+"""The strong bot's strength and speed: seeded matches against the easy bot and against itself.
+
+Every seed is played twice with the sides swapped, so neither side keeps the better deals.
+Matches are played in memory (decide and evolve, no store) on at most ``--workers`` processes;
+run it under ``nice -n 10`` on a shared machine. Prints a Markdown table and writes JSON.
+
+    nice -n 10 .venv/bin/python -m bench.bench_strong --workers 2 --out /tmp/strong.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import statistics
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+
+from domain.bots import Bot, EasyBot, bot_card
+from domain.commands import CreateMatch, PlayCard
+from domain.decide import decide
+from domain.evolve import fold
+from domain.fairness import secret_from_text_seed
+from domain.state import INITIAL_STATE
+from domain.strong_bot import DEFAULT_BUDGET, StrongBot
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One line of the table: who plays whom, where, how many seeds (each played twice)."""
+
+    name: str
+    ruleset: str
+    seats: int
+    pairs: int
+    strong_budget: int
+    other: str  # "easy", or "strong" for the strong bot at half budget
+    timed: bool = False
+
+
+SETTINGS = (
+    Setting("classic-2 vs easy", "classic", 2, 400, DEFAULT_BUDGET, "easy", timed=True),
+    Setting("egyptian-2 vs easy", "egyptian", 2, 200, DEFAULT_BUDGET, "easy"),
+    Setting("classic-4 strong pair vs easy pair", "classic", 4, 200, DEFAULT_BUDGET, "easy"),
+    Setting("classic-2 vs itself at half budget", "classic", 2, 100, DEFAULT_BUDGET, "strong"),
+)
+
+
+def play_one(job: tuple[Setting, int, int]) -> dict[str, object]:
+    """One seeded match; the strong bot (full budget) plays side ``strong_side``."""
+    setting, k, strong_side = job
+    seats = setting.seats
+    seeds = f"bench-strong/{setting.ruleset}/{seats}/{k}"
+    kinds = {s: "strong" if s % 2 == strong_side else setting.other for s in range(seats)}
+    budgets = {
+        s: setting.strong_budget if s % 2 == strong_side else setting.strong_budget // 2
+        for s in range(seats)
+    }
+    state = fold(
+        decide(
+            INITIAL_STATE,
+            CreateMatch(
+                match_id=f"bench-{k}",
+                ruleset=setting.ruleset,
+                seats=seats,
+                secret=secret_from_text_seed(seeds),
+                bots=tuple(range(seats)),
+                bot_kind="easy",
+                bot_kinds={s: kind for s, kind in kinds.items() if kind != "easy"},
+                bot_budget=setting.strong_budget,
+            ),
+        )
+    )
+    assert state.setup is not None and state.setup.key is not None
+    key = state.setup.key
+    bots: dict[int, Bot] = {
+        s: StrongBot(key, s, budgets[s]) if kinds[s] == "strong" else EasyBot()
+        for s in range(seats)
+    }
+    times: list[float] = []
+    while state.status == "playing":
+        seat = state.turn
+        assert seat is not None
+        # CPU time of this process: the time on one core, whatever else the machine runs.
+        started = time.process_time()
+        card = bot_card(bots[seat], state, seat)
+        spent = time.process_time() - started
+        if setting.timed and seat % 2 == strong_side and len(state.hands[seat]) > 1:
+            times.append(spent)
+        state = fold(decide(state, PlayCard(seat, card)), state)
+    return {
+        "won": state.winner == strong_side,
+        "draw": state.winner is None,
+        "rounds": state.round,
+        "strong_points": state.totals[strong_side],
+        "other_points": state.totals[1 - strong_side],
+        "times": times,
+    }
+
+
+def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The Wilson score interval of a win rate, 95% by default."""
+    if n == 0:
+        return (0.0, 0.0)
+    p = wins / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return (centre - half, centre + half)
+
+
+def summary(setting: Setting, results: list[dict[str, object]]) -> dict[str, object]:
+    """Win rate with its interval, draws, points per round, and decision times."""
+    n = len(results)
+    wins = sum(1 for r in results if r["won"])
+    draws = sum(1 for r in results if r["draw"])
+    rounds = sum(int(r["rounds"]) for r in results)  # type: ignore[call-overload]
+    strong = sum(int(r["strong_points"]) for r in results)  # type: ignore[call-overload]
+    other = sum(int(r["other_points"]) for r in results)  # type: ignore[call-overload]
+    times = sorted(t for r in results for t in r["times"])  # type: ignore[attr-defined]
+    low, high = wilson(wins, n)
+    out: dict[str, object] = {
+        "setting": setting.name,
+        "matches": n,
+        "wins": wins,
+        "draws": draws,
+        "win_rate": wins / n,
+        "ci95": [low, high],
+        "strong_points_per_round": strong / rounds,
+        "other_points_per_round": other / rounds,
+        "budget": setting.strong_budget,
+    }
+    if times:
+        out["decisions_timed"] = len(times)
+        out["median_ms"] = statistics.median(times) * 1000
+        out["p99_ms"] = times[min(len(times) - 1, int(len(times) * 0.99))] * 1000
+    return out
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Play every setting and print the table."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--scale", type=float, default=1.0, help="fraction of the pairs to play")
+    parser.add_argument("--out", default=None)
+    args = parser.parse_args(argv)
+    rows = []
+    started = time.perf_counter()
+    with ProcessPoolExecutor(max_workers=min(2, args.workers)) as pool:
+        for setting in SETTINGS:
+            pairs = max(1, int(setting.pairs * args.scale))
+            jobs = [(setting, k, side) for k in range(pairs) for side in (0, 1)]
+            results = list(pool.map(play_one, jobs, chunksize=4))
+            row = summary(setting, results)
+            rows.append(row)
+            print(json.dumps(row), file=sys.stderr, flush=True)
+            if args.out:  # each setting as it ends, so a long run keeps what it measured
+                with open(args.out, "w") as f:
+                    json.dump({"rows": rows}, f, indent=1)
+    elapsed = time.perf_counter() - started
+    print("| setting | matches | strong wins | draws | win rate (95% CI) | points/round |")
+    print("|---|---|---|---|---|---|")
+    for row in rows:
+        ci = row["ci95"]
+        assert isinstance(ci, list)
+        low, high = ci
+        print(
+            f"| {row['setting']} | {row['matches']} | {row['wins']} | {row['draws']} |"
+            f" {row['win_rate']:.1%} ({low:.1%}-{high:.1%}) |"
+            f" {row['strong_points_per_round']:.1f} vs {row['other_points_per_round']:.1f} |"
+        )
+    for row in rows:
+        if "median_ms" in row:
+            print(
+                f"\n{row['setting']}: {row['decisions_timed']} decisions of more than one card,"
+                f" median {row['median_ms']:.1f} ms, p99 {row['p99_ms']:.1f} ms"
+            )
+    print(f"\nwall time {elapsed:.0f} s")
+    if args.out:
+        with open(args.out, "w") as f:
+            json.dump({"rows": rows, "wall_seconds": elapsed}, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
