@@ -13,6 +13,7 @@ from litestar import Litestar, get
 from litestar.di import Provide
 from litestar.openapi import OpenAPIConfig
 
+from app.api.controllers.analysis import AnalysisController
 from app.api.controllers.live import EventsController
 from app.api.controllers.matches import MatchesController
 from app.api.controllers.players import PlayersController
@@ -121,6 +122,7 @@ def create_app(
             EventsController,
             ReplayController,
             VerificationController,
+            AnalysisController,
             TicketsController,
             ResultsController,
             LadderController,
