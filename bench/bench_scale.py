@@ -313,8 +313,10 @@ def serve_case(
     load: int,
     r: int,
     tree: Path | None = None,
+    variant: dict[str, str] | None = None,
 ) -> dict[str, float]:
-    """One served run of ``case`` under ``load`` concurrent matches."""
+    """One served run of ``case`` under ``load`` concurrent matches (``variant``: more
+    environment for the server)."""
     label, store, workers = case
     url = None
     settings = None
@@ -325,6 +327,7 @@ def serve_case(
     env_extra: dict[str, str] = {}
     if label.startswith("sqlite") and args.sqlite_synchronous:
         env_extra["BASRA_SQLITE_SYNCHRONOUS"] = args.sqlite_synchronous
+    env_extra |= variant or {}
     try:
         with served(workdir, workers, url, env_extra, tree) as port:
             say(f"serve {label} at {load} matches, repeat {r + 1}")
@@ -335,6 +338,18 @@ def serve_case(
 
 
 # -- the run --------------------------------------------------------------------------------------
+
+
+def parse_variants(text: str) -> list[tuple[str, dict[str, str]]]:
+    """``NAME:KEY=V,KEY=V;NAME:...`` as (``NAME:``, environment); one plain run when empty."""
+    if not text:
+        return [("", {})]
+    variants = []
+    for part in text.split(";"):
+        name, _, pairs = part.partition(":")
+        env = dict(pair.split("=", 1) for pair in pairs.split(",") if pair)
+        variants.append((f"{name}:", env))
+    return variants
 
 
 def median_line(label: str, runs: list[float], unit: str, base: float | None = None) -> str:
@@ -358,6 +373,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--only", default="raw,store,serve")
     parser.add_argument("--cases", default="sqlite-1,pg-1,pg-2")
     parser.add_argument("--sqlite-synchronous", default=None, help="FULL or NORMAL")
+    parser.add_argument(
+        "--variants",
+        default="",
+        help="server environments to compare, NAME:KEY=V,KEY=V;NAME:... (e.g. "
+        "inline:BASRA_API_STORE_CALLS=inline;threads:BASRA_API_STORE_CALLS=threads)",
+    )
     parser.add_argument(
         "--before",
         type=Path,
@@ -405,6 +426,7 @@ def main(argv: list[str] | None = None) -> None:
     if "serve" in parts:
         cases = [c for c in SERVE_CASES if c[0] in args.cases.split(",")]
         loads = [int(x) for x in args.loads.split(",")]
+        variants = parse_variants(args.variants)
         runs: dict[str, list[dict[str, float]]] = {}
         with tempfile.TemporaryDirectory(prefix="bench-scale-") as tmp:
             for r in range(args.repeats):
@@ -412,8 +434,10 @@ def main(argv: list[str] | None = None) -> None:
                     for case in cases:
                         trees = [(None, "")] + ([(args.before, "before:")] if args.before else [])
                         for tree, prefix in trees:
-                            run = serve_case(args, Path(tmp), case, load, r, tree)
-                            runs.setdefault(f"{prefix}{case[0]}@{load}", []).append(run)
+                            for name, variant in variants:
+                                run = serve_case(args, Path(tmp), case, load, r, tree, variant)
+                                key = f"{prefix}{name}{case[0]}@{load}"
+                                runs.setdefault(key, []).append(run)
         print(
             f"## basra serve, closed loop, medians of {args.repeats} runs of "
             f"{args.serve_seconds:g} s"
@@ -425,7 +449,7 @@ def main(argv: list[str] | None = None) -> None:
             listed = ", ".join(f"{x['plays_s']:,.0f}/{x['p99']:.0f}" for x in found)
             errors = sum(int(x.get("errors", 0)) for x in found)
             print(
-                f"  {key:<22} {plays:>7,.0f} plays/s  p50 {p50:6.1f} ms  p99 {p99:6.1f} ms"
+                f"  {key:<30} {plays:>7,.0f} plays/s  p50 {p50:6.1f} ms  p99 {p99:6.1f} ms"
                 f"  [plays/s / p99: {listed}]  failed: {errors}"
             )
         results["serve"] = runs

@@ -93,17 +93,18 @@ class ApiRuntime:
 def _inline(mode: str, service: MatchService) -> bool:
     """Whether short store calls run on the event loop.
 
-    On the embedded SQLite store one process is the only writer and every command's append is
-    serialized anyway; a hop to a worker thread and back then only adds context switches and
-    GIL hand-offs to each command. Measured side by side with bench/bench_api.py
-    ``--compare-threads`` (uvicorn, synchronous=FULL; docs/performance.md): 592 against 318
-    plays/s (medians of 3) and a p99 of 14 against 49 ms at 250 plays/s. On PostgreSQL a call
-    waits on the network and on other processes' locks (docs/architecture.md L9): threads.
+    Only on the in-memory store (tests), which never waits. On SQLite a command's append may
+    wait for the file's write lock (another process, a backup) or a slow disk: on the event
+    loop that would stall every request, ``/health`` and every feed of the process. On worker
+    threads it does not, and the appends of concurrent commands are committed together, one
+    flush for all of them (app/store/grouping.py). On PostgreSQL a call waits on the network
+    and on other processes' commits. The two ways on SQLite are measured side by side in
+    docs/performance.md (scale-out).
     """
     if mode not in ("auto", "inline", "threads"):
         raise ValueError(f"BASRA_API_STORE_CALLS must be auto, inline or threads, not {mode!r}")
     if mode == "auto":
-        return getattr(service.store, "kind", "") in ("sqlite", "memory")
+        return getattr(service.store, "kind", "") == "memory"
     return mode == "inline"
 
 
