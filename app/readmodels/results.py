@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import contextlib
 import json
 import sqlite3
 import threading
@@ -34,7 +35,7 @@ from app.store.decoding import TOPICS
 from app.store.match_store import LogEntry, MatchStore
 from domain.events import CardPlayed, MatchCreated, MatchEnded, SeatTaken
 from domain.ratings import NEW_PLAYER, Rating, days_between, idle, rate_match
-from domain.results import SCORE, FinishedMatch, is_rated, seat_results
+from domain.results import SCORE, FinishedMatch, seat_results
 
 SCHEMA_VERSION: Final = "1"
 """Bumped when the results tables change shape; an older file is rebuilt."""
@@ -311,10 +312,7 @@ class Results:
             position = self.position()
             entries = self.store.log_after(position, self.batch_size, TOPICS_READ)
             batch = _Batch(self.db, self.store)
-            for entry in entries:
-                batch.apply(entry)
-                if after_entry is not None:
-                    after_entry(entry)
+            batch.apply(entries, after_entry)
             batch.write()
             done = len(entries) < self.batch_size
             # Past the last entry read, every entry up to ``last`` (read before the query) is of
@@ -371,46 +369,68 @@ class _Batch:
         self.profiles: dict[str, Profile] = {}
         self.results: list[tuple[Any, ...]] = []
 
-    def apply(self, entry: LogEntry) -> None:
-        """Apply one needed log entry."""
-        try:
-            recorded = self.store.to_recorded(entry)
-        except CorruptEventError:
-            return  # the matches read model flags the stream; it is never a result
-        event = recorded.event
-        if isinstance(event, MatchCreated):
-            imported = event.origin is not None or (recorded.caused_by or "").startswith("import")
-            self.pending[entry.match_id] = {
-                "match_id": entry.match_id,
-                "ruleset": event.ruleset,
-                "seats": event.seats,
-                "private": int(event.private is True),
-                "bots": int(bool(event.bots)),
-                "imported": int(imported),
-                "player_ids": [None] * event.seats,
-            }
-            return
-        match = self._pending(entry.match_id)
-        if match is None:
-            return  # a stream that began before a damaged match_created: never a result
-        if isinstance(event, SeatTaken):
-            ids = match["player_ids"]
-            if 0 <= event.seat < len(ids) and isinstance(event.player_id, str):
-                ids[event.seat] = event.player_id
-        elif isinstance(event, MatchEnded):
-            self.ended.append(entry.match_id)
-            self._finish(match, entry, event, recorded.at)
+    def apply(
+        self, entries: list[LogEntry], after_entry: Callable[[LogEntry], None] | None
+    ) -> None:
+        """Apply the batch's entries in log order: tables and seats first, then each ended
+        match in the order it ended (the rows they need are read in a few queries)."""
+        decoded = []
+        for entry in entries:
+            # A stream the matches read model flags as unreadable is never a result.
+            with contextlib.suppress(CorruptEventError):
+                decoded.append((entry, self.store.to_recorded(entry)))
+        created = {e.match_id for e, r in decoded if isinstance(r.event, MatchCreated)}
+        self._load_pending({e.match_id for e, _ in decoded} - created)
+        ended: list[tuple[LogEntry, MatchEnded, str]] = []
+        for entry, recorded in decoded:
+            event = recorded.event
+            if isinstance(event, MatchCreated):
+                cause = recorded.caused_by or ""
+                self.pending[entry.match_id] = {
+                    "match_id": entry.match_id,
+                    "ruleset": event.ruleset,
+                    "seats": event.seats,
+                    "private": int(event.private is True),
+                    "bots": int(bool(event.bots)),
+                    "imported": int(event.origin is not None or cause.startswith("import")),
+                    "player_ids": [None] * event.seats,
+                }
+                continue
+            match = self.pending.get(entry.match_id)
+            if match is None:
+                continue  # a stream that began before a damaged match_created: never a result
+            if isinstance(event, SeatTaken):
+                ids = match["player_ids"]
+                if 0 <= event.seat < len(ids) and isinstance(event.player_id, str):
+                    ids[event.seat] = event.player_id
+            elif isinstance(event, MatchEnded):
+                self.ended.append(entry.match_id)
+                ended.append((entry, event, recorded.at))
+        self._load_profiles(
+            {p for e, _, _ in ended for p in self.pending[e.match_id]["player_ids"] if p}
+        )
+        for entry, event, at in ended:
+            self._finish(self.pending[entry.match_id], entry, event, at)
+        if after_entry is not None:
+            for entry in entries:
+                after_entry(entry)
 
-    def _pending(self, match_id: str) -> dict[str, Any] | None:
-        if match_id not in self.pending:
-            row = self.db.execute("SELECT * FROM pending WHERE match_id = ?", [match_id])
-            found = row.fetchone()
-            if found is None:
-                return None
-            loaded = dict(found)
-            loaded["player_ids"] = json.loads(loaded["player_ids"])
-            self.pending[match_id] = loaded
-        return self.pending[match_id]
+    def _load_pending(self, match_ids: set[str]) -> None:
+        for chunk in _chunks(sorted(match_ids)):
+            marks = ",".join("?" * len(chunk))
+            query = f"SELECT * FROM pending WHERE match_id IN ({marks})"
+            for row in self.db.execute(query, chunk).fetchall():
+                loaded = dict(row)
+                loaded["player_ids"] = json.loads(loaded["player_ids"])
+                self.pending[loaded["match_id"]] = loaded
+
+    def _load_profiles(self, player_ids: set[str]) -> None:
+        for chunk in _chunks(sorted(player_ids)):
+            marks = ",".join("?" * len(chunk))
+            query = f"SELECT * FROM profiles WHERE player_id IN ({marks})"
+            for row in self.db.execute(query, chunk).fetchall():
+                profile = _profile(row)
+                self.profiles[profile.player_id] = profile
 
     def _finish(self, match: dict[str, Any], entry: LogEntry, ended: MatchEnded, at: str) -> None:
         seats = int(match["seats"])
@@ -424,16 +444,15 @@ class _Batch:
             winner=ended.winner,
             reason=ended.reason,
         )
-        if not seat_results(finished):
-            return
-        if entry.seq - 1 <= seats + PRE_PLAY_EVENTS:
-            finished = msgspec.structs.replace(finished, played=self._played(entry))
         results = seat_results(finished)
+        if results and entry.seq - 1 <= seats + PRE_PLAY_EVENTS:
+            finished = msgspec.structs.replace(finished, played=self._played(entry))
+            results = seat_results(finished)
         if not results:
             return
         before: dict[str, Rating] = {}
         after: dict[str, Rating] = {}
-        if is_rated(finished):
+        if seats == 2 and len(results) == 2:  # domain.results.is_rated
             first, second = (self._profile(r.player_id) for r in results)
             a = idle(_rating(first), _idle_days(first, at))
             b = idle(_rating(second), _idle_days(second, at))
@@ -491,10 +510,9 @@ class _Batch:
         return any(isinstance(r.event, CardPlayed) for r in prefix)
 
     def _profile(self, player_id: str) -> Profile:
+        """The player's profile as the batch has it (loaded up front; a new player's if none)."""
         if player_id not in self.profiles:
-            row = self.db.execute("SELECT * FROM profiles WHERE player_id = ?", [player_id])
-            found = row.fetchone()
-            self.profiles[player_id] = _profile(found) if found else Profile(player_id=player_id)
+            self.profiles[player_id] = Profile(player_id=player_id)
         return self.profiles[player_id]
 
     def write(self) -> None:
@@ -540,6 +558,12 @@ class _Batch:
                 for p in self.profiles.values()
             ],
         )
+
+
+def _chunks(items: list[str], size: int = 500) -> Iterator[list[str]]:
+    """``items`` in lists of at most ``size`` (well under SQLite's limit on bound values)."""
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
 
 
 def _idle_days(profile: Profile, at: str) -> float:

@@ -65,12 +65,12 @@ class PlayerService:
         return self._append(player, erase_name(player))
 
     def shown_names(self, player_ids: Iterable[str | None]) -> dict[str, str]:
-        """The name each registered player shows under now (``deleted player`` once erased)."""
+        """The name each registered player shows under now (``deleted player`` once erased),
+        their streams read in one query."""
+        ids = [pid for pid in player_ids if pid is not None and is_player_id(pid)]
         names: dict[str, str] = {}
-        for player_id in player_ids:
-            if player_id is None or player_id in names:
-                continue
-            player = self.load(player_id)
+        for player_id, events in self.streams.read_many(ids).items():
+            player = fold_player(list(events))
             if player is not None:
                 names[player_id] = player.shown_name
         return names

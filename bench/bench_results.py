@@ -1,0 +1,314 @@
+"""Benchmark: the results projection (R27) over 100,000 finished matches, and the results routes
+under load with 100,000 rated players, on a SQLite store on this machine.
+
+Run from the repository root:
+
+    .venv/bin/python -m bench.bench_results [--matches 100000] [--plays 48] [--repeats 3]
+        [--duration 10] [--concurrency 1,8,32] [--dir DIR]
+
+1. Generated streams, written straight into a fresh store in bulk: ``--matches`` finished
+   2-seat matches between registered players (``match_created``, two ``seat_taken``, a round
+   start, a deal, the floor, ``--plays`` plays, a round score and ``match_ended``), one player per
+   match at least (players ``2i`` and ``2i+1`` meet in the first half, random pairs after), so
+   every player is rated. End times one second apart.
+2. Applying their results: ``Results.catch_up`` from an empty file, as it runs (reading only
+   ``match_created``, ``seat_taken`` and ``match_ended`` from the log), side by side with the
+   same projection made to read every entry of the log; matches per second, median of
+   ``--repeats`` runs each, interleaved. Goal: 5,000 matches/s.
+3. ``basra serve`` over that store (every abuse limit off) with the results caught up, then
+   ``--concurrency`` keep-alive clients for ``--duration`` seconds each, half of them asking
+   ``GET /players/{id}`` of random rated players, half walking ``GET /ladder`` page by page
+   (20 a page, following ``next``); latency p50/p99 per route. Goal: p99 <= 10 ms.
+
+Only 127.0.0.1 is contacted. Results go to stdout; progress to stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import msgspec
+from eventsourcing.persistence import StoredEvent
+
+import app.readmodels.results as results_module
+from app.config import readmodel_path
+from app.readmodels.results import Results, results_path
+from app.store.match_store import MatchStore
+from app.store.player_store import PlayerStore
+from bench.bench_api import HOST, NO_LIMITS, Connection, _wait_healthy, free_port
+from domain.events import (
+    CardPlayed,
+    CardsDealt,
+    FloorDealt,
+    MatchCreated,
+    MatchEnded,
+    RoundScored,
+    RoundStarted,
+    SeatTaken,
+    SideScore,
+)
+from domain.players import register
+from domain.recorded import RecordedEvent
+from domain.times import utc_text
+
+START_MS = 1_790_000_000_000
+"""The first generated match's end time (ms since the epoch); each next one a second later."""
+
+ENCODE = msgspec.json.Encoder().encode
+"""Encodes a player event as its stream stores it."""
+
+CHUNK = 2000
+"""Matches written per transaction while generating."""
+
+
+def say(message: str) -> None:
+    """Progress on stderr."""
+    print(message, file=sys.stderr, flush=True)
+
+
+def _match(n: int, a: str, b: str, plays: int, rng: random.Random) -> list[RecordedEvent]:
+    at = utc_text(START_MS + n * 1000)
+    winner = rng.randrange(2) if rng.random() > 0.05 else None
+    totals = (121, 80) if winner == 0 else (80, 121) if winner == 1 else (121, 121)
+    events = [
+        MatchCreated(
+            match_id=f"m-{n}",
+            ruleset="classic",
+            seats=2,
+            target=121,
+            secret=None,
+            client_seeds=(),
+            commitment=None,
+        ),
+        SeatTaken(seat=0, name="A", player_id=a),
+        SeatTaken(seat=1, name="B", player_id=b),
+        RoundStarted(round=1, dealer=0),
+        CardsDealt(round=1, deal=1, hands=(None, None)),
+        FloorDealt(round=1, cards=("2H", "3H", "4H", "5H"), reburied=()),
+        *(CardPlayed(seat=k % 2, card="9S", captured=(), basra=0) for k in range(plays)),
+        RoundScored(
+            round=1,
+            last_pickup=None,
+            sides=(SideScore(27, 30, 5, 0, 35), SideScore(25, 0, 6, 0, 6)),
+            carry=0,
+            totals=totals,
+        ),
+        MatchEnded(
+            winner=winner, reason="target" if winner is not None else "round_limit", totals=totals
+        ),
+    ]
+    return [RecordedEvent(seq=i, at=at, event=e) for i, e in enumerate(events, start=1)]
+
+
+def generate(db: Path, matches: int, plays: int, seed: int = 13) -> list[str]:
+    """Write the players and the finished matches; the player ids."""
+    rng = random.Random(seed)
+    store = MatchStore.sqlite(db, synchronous="OFF")
+    players = PlayerStore(store)
+    ids = [f"p-{k:032x}" for k in range(matches)]
+    rows = [
+        StoredEvent(
+            pid, 1, "basra:player_registered", ENCODE(register(pid, f"Player {pid[-6:]}", "0" * 64))
+        )
+        for pid in ids
+    ]
+    players.recorder.insert_events(rows)
+    pairs = [(ids[2 * i], ids[2 * i + 1]) for i in range(matches // 2)]
+    while len(pairs) < matches:
+        a, b = rng.sample(ids, 2)
+        pairs.append((a, b))
+    to_stored = store.mapper.to_stored_event
+    for start in range(0, matches, CHUNK):
+        batch: list[StoredEvent] = []
+        for n in range(start, min(matches, start + CHUNK)):
+            a, b = pairs[n]
+            batch.extend(to_stored(f"m-{n}", r) for r in _match(n, a, b, plays, rng))
+        store.recorder.insert_events(batch)
+        if start % 20_000 == 0:
+            say(f"  generated {start + CHUNK} matches")
+    store.close()
+    return ids
+
+
+def apply_once(db: Path, path: Path, *, every_entry: bool) -> tuple[float, float, int]:
+    """Seconds (wall, and this process's CPU) to apply the whole log into an empty results file
+    at ``path``; entries read."""
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+    store = MatchStore.sqlite(db)
+    saved = results_module.TOPICS_READ
+    if every_entry:
+        results_module.TOPICS_READ = ()  # type: ignore[misc,assignment]
+    try:
+        results = Results(path, store)
+        read = [0]
+
+        def count(_entry: object) -> None:
+            read[0] += 1
+
+        started, cpu = time.perf_counter(), time.process_time()
+        results.catch_up(after_entry=count)
+        elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu
+        results.close()
+    finally:
+        results_module.TOPICS_READ = saved  # type: ignore[misc]
+        store.close()
+    return elapsed, cpu, read[0]
+
+
+@contextmanager
+def serve(db: Path, workdir: Path) -> Iterator[int]:
+    """``basra serve`` over ``db`` with every abuse limit off; its port; stopped after."""
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("POSTGRES_")}
+    env.pop("BASRA_DATABASE_URL", None)
+    env.pop("BASRA_READMODELS", None)
+    command = [sys.executable, "-m", "cli.main", "serve", "--host", HOST, "--port", str(port)]
+    command += ["--db", str(db), "--no-access-log"]
+    command += [arg for name in NO_LIMITS for arg in ("--rate-limit", f"{name}=off")]
+    log = (workdir / f"serve-{port}.log").open("wb")
+    process = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        asyncio.run(_wait_healthy(port, process))
+        yield port
+    finally:
+        process.terminate()
+        try:
+            process.wait(15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        log.close()
+
+
+async def load(port: int, ids: list[str], clients: int, duration: float) -> dict[str, list[float]]:
+    """``clients`` connections for ``duration`` s: half profiles, half ladder pages."""
+    latencies: dict[str, list[float]] = {"profile": [], "ladder": []}
+    stop = time.monotonic() + duration
+    rng = random.Random(clients)
+
+    async def profiles(conn: Connection) -> None:
+        while time.monotonic() < stop:
+            path = f"/players/{rng.choice(ids)}"
+            started = time.perf_counter()
+            status, _ = await conn.request("GET", path)
+            latencies["profile"].append(time.perf_counter() - started)
+            assert status == 200, status
+
+    async def ladder(conn: Connection) -> None:
+        cursor = None
+        while time.monotonic() < stop:
+            path = "/ladder" if cursor is None else f"/ladder?cursor={cursor}"
+            started = time.perf_counter()
+            status, body = await conn.request("GET", path)
+            latencies["ladder"].append(time.perf_counter() - started)
+            assert status == 200, status
+            cursor = json.loads(body)["next"]
+
+    conns = [Connection(port) for _ in range(clients)]
+    if clients == 1:  # one client: profiles for the whole time, then the ladder as long
+        await profiles(conns[0])
+        stop = time.monotonic() + duration
+        await ladder(conns[0])
+    else:  # half the clients ask for profiles, half walk the ladder
+        await asyncio.gather(
+            *((profiles if k % 2 == 0 else ladder)(conn) for k, conn in enumerate(conns))
+        )
+    for conn in conns:
+        await conn.close()
+    return latencies
+
+
+def _pct(values: list[float], p: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(p / 100 * len(ordered)))] * 1000
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run the benchmark and print the figures."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--matches", type=int, default=100_000)
+    parser.add_argument("--plays", type=int, default=48)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--duration", type=float, default=10.0)
+    parser.add_argument("--concurrency", default="1,8,32")
+    parser.add_argument("--dir", type=Path, default=None)
+    args = parser.parse_args(argv)
+    workdir = args.dir or Path(tempfile.mkdtemp(prefix="bench-results-"))
+    workdir.mkdir(parents=True, exist_ok=True)
+    db = workdir / "basra.db"
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{db}{suffix}").unlink(missing_ok=True)
+
+    say(f"generating {args.matches} matches with {args.plays} plays each in {db}")
+    started = time.perf_counter()
+    ids = generate(db, args.matches, args.plays)
+    say(f"  done in {time.perf_counter() - started:.1f} s")
+    store = MatchStore.sqlite(db)
+    log_entries = store.max_position()
+    live_path = results_path(readmodel_path(store.config, {}))
+    store.close()
+
+    runs: dict[str, list[float]] = {"needed": [], "every": []}
+    cpus: dict[str, list[float]] = {"needed": [], "every": []}
+    read: dict[str, int] = {}
+    for repeat in range(args.repeats):
+        for kind in ("needed", "every"):
+            say(f"applying ({kind} entries), run {repeat + 1}")
+            path = workdir / f"results-{kind}.sqlite3"
+            elapsed, cpu, count = apply_once(db, path, every_entry=kind == "every")
+            runs[kind].append(elapsed)
+            cpus[kind].append(cpu)
+            read[kind] = count
+    print(f"results projection: {args.matches} finished matches, {log_entries} log entries")
+    for kind, label in (("needed", "reading 3 kinds of entry"), ("every", "reading every entry")):
+        med, cpu = statistics.median(runs[kind]), statistics.median(cpus[kind])
+        print(
+            f"  {label}: {read[kind]} entries read, median {med:.2f} s of {len(runs[kind])}"
+            f" runs ({', '.join(f'{r:.2f}' for r in runs[kind])}),"
+            f" {args.matches / med:,.0f} matches/s; CPU median {cpu:.2f} s,"
+            f" {args.matches / cpu:,.0f} matches per CPU second"
+        )
+    ratio = statistics.median(runs["every"]) / statistics.median(runs["needed"])
+    print(f"  every entry / needed entries: {ratio:.2f}x the time")
+
+    # the served process follows the store's own results file: bring it up to date first
+    say("catching up the served results file")
+    store = MatchStore.sqlite(db)
+    warm = Results(live_path, store)
+    warm.catch_up()
+    rated = sum(1 for _ in warm.ladder(limit=args.matches * 2))
+    warm.close()
+    store.close()
+    print(f"load: {rated} rated players on the ladder")
+    with serve(db, workdir) as port:
+        asyncio.run(load(port, ids, 2, 2.0))  # warm-up
+        for clients in (int(c) for c in args.concurrency.split(",")):
+            say(f"load with {clients} client(s) for {args.duration} s")
+            seen = asyncio.run(load(port, ids, clients, args.duration))
+            for route, values in seen.items():
+                if not values:
+                    continue
+                print(
+                    f"  {clients:>3} client(s) {route:<8} {len(values):>6} requests,"
+                    f" {len(values) / args.duration:,.0f}/s, p50 {_pct(values, 50):.2f} ms,"
+                    f" p99 {_pct(values, 99):.2f} ms, max {max(values) * 1000:.1f} ms"
+                )
+
+
+if __name__ == "__main__":
+    main()
