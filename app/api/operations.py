@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import assert_never
 
 import msgspec
@@ -117,6 +117,8 @@ def create_match(
     bots: Sequence[int],
     bot_kind: str,
     seed: str | None,
+    bot_kinds: Mapping[int, str] | None = None,
+    bot_budget: int | None = None,
     request_id: str,
     turn_seconds: int | None = None,
     private: bool = False,
@@ -133,6 +135,8 @@ def create_match(
         target=target,
         bots=bots,
         bot_kind=bot_kind,
+        bot_kinds=dict(bot_kinds) if bot_kinds else None,
+        bot_budget=bot_budget,
         secret=secret,
         caused_by="server",
         request_id=request_id,

@@ -66,7 +66,28 @@ class CreateMatchRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unkno
             extra_json_schema={"uniqueItems": True},
         ),
     ] = ()
-    bot_kind: Literal["easy", "random"] = "easy"
+    bot_kind: Literal["easy", "random", "strong"] = "easy"
+    bot_kinds: (
+        Annotated[
+            dict[SeatNumber, Literal["easy", "random", "strong"]],
+            msgspec.Meta(
+                description="a kind per bot seat where it is not bot_kind, e.g."
+                ' {"1": "strong", "3": "easy"} (docs/bots.md)'
+            ),
+        ]
+        | None
+    ) = None
+    bot_budget: (
+        Annotated[
+            int,
+            msgspec.Meta(
+                ge=1,
+                le=4096,
+                description="deals the strong bot samples per decision (docs/bots.md)",
+            ),
+        ]
+        | None
+    ) = None
     # The rules decide the turn time (invalid_turn_seconds); the schema states the same range.
     turn_seconds: (
         Annotated[

@@ -93,6 +93,8 @@ class MatchesController(Controller):
             target=data.target,
             bots=data.bots,
             bot_kind=data.bot_kind,
+            bot_kinds=data.bot_kinds,
+            bot_budget=data.bot_budget,
             seed=data.seed,
             request_id=ops.new_request_id(),
             turn_seconds=data.turn_seconds,
