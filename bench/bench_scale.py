@@ -178,6 +178,34 @@ def store_appends(store: MatchStore, threads: int, seconds: float) -> float:
     return sum(counts) / (time.monotonic() - begin)
 
 
+STORE_IN_TREE = """
+from bench.bench_scale import MatchStore, drop_schema, new_schema, settings_for, store_appends
+settings = settings_for({url!r}, new_schema())
+store = MatchStore.postgres(settings)
+try:
+    print(store_appends(store, {threads}, {seconds}))
+finally:
+    store.close()
+    drop_schema(settings)
+"""
+
+
+def store_in_tree(tree: Path, url: str, threads: int, seconds: float) -> float:
+    """``store_appends`` run by the code of another checkout, in a process of its own."""
+    code = STORE_IN_TREE.format(url=url, threads=threads, seconds=seconds)
+    env = dict(os.environ) | {"PYTHONPATH": str(tree)}
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=tree,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
+    return float(done.stdout.split()[-1])
+
+
 # -- 3. served plays ------------------------------------------------------------------------------
 
 
@@ -395,6 +423,7 @@ def main(argv: list[str] | None = None) -> None:
     if parts & {"raw", "store"}:
         raw: dict[int, list[float]] = {c: [] for c in CONCURRENCY}
         appends: dict[int, list[float]] = {c: [] for c in CONCURRENCY}
+        before: dict[int, list[float]] = {c: [] for c in CONCURRENCY}
         for r in range(args.repeats):
             for c in CONCURRENCY:
                 if "raw" in parts:
@@ -413,6 +442,9 @@ def main(argv: list[str] | None = None) -> None:
                     finally:
                         store.close()
                         drop_schema(settings)
+                    if args.before is not None:
+                        say(f"store appends of {args.before} on {c} threads, repeat {r + 1}")
+                        before[c].append(store_in_tree(args.before, args.postgres, c, args.seconds))
         print(f"## PostgreSQL commits, medians of {args.repeats} runs of {args.seconds:g} s")
         for c in CONCURRENCY:
             base = statistics.median(raw[c]) if raw[c] else None
@@ -420,8 +452,12 @@ def main(argv: list[str] | None = None) -> None:
                 print(median_line(f"raw psycopg, {c} connections", raw[c], "commits/s"))
             if appends[c]:
                 print(median_line(f"store.append, {c} threads", appends[c], "appends/s", base))
+            if before[c]:
+                label = f"before: store.append, {c} threads"
+                print(median_line(label, before[c], "appends/s", base))
         results["raw"] = {str(c): v for c, v in raw.items()}
         results["store"] = {str(c): v for c, v in appends.items()}
+        results["store_before"] = {str(c): v for c, v in before.items()}
 
     if "serve" in parts:
         cases = [c for c in SERVE_CASES if c[0] in args.cases.split(",")]
