@@ -6,6 +6,7 @@ import textwrap
 from typing import Final
 
 from domain.redaction import SUPPORT
+from replays.analysis import analysis_at, analysis_line
 from replays.banner import stream_divergence, visible_divergence
 from replays.cursor import MatchCursor, Step, Viewer, viewer_name
 from replays.diff import describe_diff, diff
@@ -166,6 +167,12 @@ class Session:
         )
         text = render_frame(cursor.position(self.seq, self.viewer), shown)
         lines = [text]
+        # The play just made, against the strong bot's card (docs/bots.md): support any time,
+        # everyone once the match has ended.
+        analysed = analysis_at(cursor.events(), self.seq, support=self.viewer == SUPPORT)
+        if analysed is not None:
+            line = "analysis: " + analysis_line(analysed)
+            lines.append(textwrap.fill(line, width=FRAME_WIDTH, subsequent_indent="  "))
         if self.show_help:
             lines.append(HELP)
         if self.entering is not None:

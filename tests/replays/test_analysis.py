@@ -25,7 +25,9 @@ from replays.analysis import (
     analysis_line,
 )
 from replays.audit import audit
+from replays.cursor import MatchCursor
 from replays.replay_reader import load_replay
+from replays.session import Session
 from tests.replays.streams import GOLDEN_NAMES, golden_bytes
 
 
@@ -184,3 +186,25 @@ def test_verify_re_runs_strong_picks_only_when_asked() -> None:
     divergence = audit(recorded, strong_bots=True).divergence
     assert divergence is not None and divergence.kind == "bot"
     assert "strong bot" in divergence.explanation
+
+
+def test_the_interactive_replay_shows_the_analysis_of_a_person_s_play() -> None:
+    # Given a match a person played against the easy bot, with a missed Basra at one play
+    found = next(
+        m for m in (_match_with_a_missed_basra(f"missed-{k}") for k in range(40)) if m is not None
+    )
+    events, play, _ = found
+    recorded = _recorded(events)
+    seq = _seq_of_play(recorded, play)
+    # When the replay stands on that play, as seat 0 once the match has ended
+    ended = Session(MatchCursor(recorded), viewer=0, seq=seq).frame()
+    # Then the frame says what the strong bot plays there and that a Basra was missed
+    assert "analysis: play" in ended and "missed a Basra" in ended
+    # And before the end the seat sees no analysis, while support does
+    ended_at = next(i for i, e in enumerate(events) if isinstance(e, MatchEnded))
+    cut = _recorded(events[:ended_at])
+    assert "analysis:" not in Session(MatchCursor(cut), viewer=0, seq=seq).frame()
+    assert "analysis:" in Session(MatchCursor(cut), seq=seq).frame()
+    # And a bot's play has none
+    bot_seq = next(r.seq for r in recorded if isinstance(r.event, CardPlayed) and r.event.seat)
+    assert "analysis:" not in Session(MatchCursor(recorded), seq=bot_seq).frame()
