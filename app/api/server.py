@@ -35,6 +35,8 @@ from app.api.logs import log_config, redact_server_logs
 from app.api.metrics import mark_process_dead, shared_values
 from app.config import StoreConfig, resolve_store
 from app.service import MatchService
+from app.service.access import AccessService
+from app.service.players import PlayerService
 
 log = logging.getLogger("basra.api.server")
 
@@ -95,7 +97,14 @@ def prepare_store(options: ServeOptions) -> StoreConfig:
             "several workers need PostgreSQL (BASRA_DATABASE_URL or --database-url); "
             "the embedded SQLite store serves one process"
         )
-    MatchService.open(options.db, options.database_url).close()
+    service = MatchService.open(options.db, options.database_url)
+    try:
+        # The players' and support tables too: workers creating them at once on PostgreSQL
+        # collide (two CREATE TABLE IF NOT EXISTS), and the loser would fail to start.
+        PlayerService(service.store)
+        AccessService(service.store)
+    finally:
+        service.close()
     return config
 
 
