@@ -138,48 +138,66 @@ def summary(setting: Setting, results: list[dict[str, object]]) -> dict[str, obj
     return out
 
 
-def main(argv: list[str] | None = None) -> None:
-    """Play every setting and print the table."""
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--scale", type=float, default=1.0, help="fraction of the pairs to play")
-    parser.add_argument("--out", default=None)
-    args = parser.parse_args(argv)
-    rows = []
-    started = time.perf_counter()
-    with ProcessPoolExecutor(max_workers=min(2, args.workers)) as pool:
-        for setting in SETTINGS:
-            pairs = max(1, int(setting.pairs * args.scale))
-            jobs = [(setting, k, side) for k in range(pairs) for side in (0, 1)]
-            results = list(pool.map(play_one, jobs, chunksize=4))
-            row = summary(setting, results)
-            rows.append(row)
-            print(json.dumps(row), file=sys.stderr, flush=True)
-            if args.out:  # each setting as it ends, so a long run keeps what it measured
-                with open(args.out, "w") as f:
-                    json.dump({"rows": rows}, f, indent=1)
-    elapsed = time.perf_counter() - started
-    print("| setting | matches | strong wins | draws | win rate (95% CI) | points/round |")
-    print("|---|---|---|---|---|---|")
+def _table(rows: list[dict[str, object]]) -> str:
+    """The Markdown table of the rows, and the decision times where measured."""
+    lines = [
+        "| setting | matches | strong wins | draws | win rate (95% CI) | points/round |",
+        "|---|---|---|---|---|---|",
+    ]
     for row in rows:
         ci = row["ci95"]
         assert isinstance(ci, list)
         low, high = ci
-        print(
+        lines.append(
             f"| {row['setting']} | {row['matches']} | {row['wins']} | {row['draws']} |"
             f" {row['win_rate']:.1%} ({low:.1%}-{high:.1%}) |"
             f" {row['strong_points_per_round']:.1f} vs {row['other_points_per_round']:.1f} |"
         )
     for row in rows:
         if "median_ms" in row:
-            print(
+            lines.append(
                 f"\n{row['setting']}: {row['decisions_timed']} decisions of more than one card,"
-                f" median {row['median_ms']:.1f} ms, p99 {row['p99_ms']:.1f} ms"
+                f" median {row['median_ms']:.1f} ms, p99 {row['p99_ms']:.1f} ms of CPU time"
             )
-    print(f"\nwall time {elapsed:.0f} s")
-    if args.out:
-        with open(args.out, "w") as f:
-            json.dump({"rows": rows, "wall_seconds": elapsed}, f, indent=1)
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Play every setting, the seeds of all settings interleaved, and print the table.
+
+    The summary is written to ``--out`` every 20 matches, so a run stopped early keeps what it
+    measured (each setting's count says how many of its matches were played).
+    """
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--scale", type=float, default=1.0, help="fraction of the pairs to play")
+    parser.add_argument("--out", default=None)
+    args = parser.parse_args(argv)
+    started = time.perf_counter()
+    pairs = {s.name: max(1, int(s.pairs * args.scale)) for s in SETTINGS}
+    jobs = [
+        (setting, k, side)
+        for k in range(max(pairs.values()))
+        for setting in SETTINGS
+        if k < pairs[setting.name]
+        for side in (0, 1)
+    ]
+    results: dict[str, list[dict[str, object]]] = {s.name: [] for s in SETTINGS}
+    rows: list[dict[str, object]] = []
+    with ProcessPoolExecutor(max_workers=min(2, args.workers)) as pool:
+        for done, ((setting, _, _), result) in enumerate(
+            zip(jobs, pool.map(play_one, jobs, chunksize=2), strict=True), 1
+        ):
+            results[setting.name].append(result)
+            if done % 20 == 0 or done == len(jobs):
+                rows = [summary(s, results[s.name]) for s in SETTINGS if results[s.name]]
+                if args.out:
+                    elapsed = time.perf_counter() - started
+                    with open(args.out, "w") as f:
+                        json.dump({"rows": rows, "wall_seconds": elapsed, "done": done}, f)
+                print(f"{done}/{len(jobs)} matches", file=sys.stderr, flush=True)
+    print(_table(rows))
+    print(f"\nwall time {time.perf_counter() - started:.0f} s")
 
 
 if __name__ == "__main__":
