@@ -32,7 +32,12 @@ from app.store.decoding import TOPICS
 from app.store.grouping import GroupCommit
 from app.store.live import LogListener, OnEntry
 from app.store.mapper import EventMapper
-from app.store.sqlite import DurableDatastore, prepare_file
+from app.store.sqlite import (
+    LOCK_TIMEOUT_SECONDS,
+    SQLITE_DEFAULT_SYNCHRONOUS,
+    DurableDatastore,
+    prepare_file,
+)
 from domain.events import MatchCreated
 from domain.recorded import RecordedEvent
 from domain.state import MatchState
@@ -156,11 +161,15 @@ class MatchStore:
                 {
                     "PERSISTENCE_MODULE": "eventsourcing.sqlite",
                     "SQLITE_DBNAME": str(path),
+                    "SQLITE_LOCK_TIMEOUT": str(LOCK_TIMEOUT_SECONDS),
                     "ORIGINATOR_ID_TYPE": "text",
                 }
             )
-            factory.datastore.close()  # type: ignore[attr-defined]
-            factory.datastore = DurableDatastore(path, synchronous)  # type: ignore[attr-defined]
+            if synchronous != SQLITE_DEFAULT_SYNCHRONOUS:
+                # The one setting eventsourcing lacks (docs/architecture.md L10): only a mode
+                # other than SQLite's own default needs connections made here.
+                factory.datastore.close()  # type: ignore[attr-defined]
+                factory.datastore = DurableDatastore(path, synchronous)  # type: ignore[attr-defined]
             config = StoreConfig(kind="sqlite", sqlite_path=path, synchronous=synchronous)
             return cls(factory, config=config)
 

@@ -18,6 +18,10 @@ from eventsourcing.sqlite import SQLiteConnection, SQLiteConnectionPool, SQLiteD
 LOCK_TIMEOUT_SECONDS = 5
 """How long a writer waits for another process's transaction before giving up."""
 
+SQLITE_DEFAULT_SYNCHRONOUS = "FULL"
+"""What SQLite (as built for Python) runs a WAL connection with when nothing is set: with it,
+eventsourcing's own connections are used unchanged (tests/app/test_store_library.py)."""
+
 _PREPARE_ATTEMPTS = 50
 
 
