@@ -12,7 +12,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import pytest
 
@@ -52,13 +52,23 @@ def browser() -> Iterator[Any]:
         launched.close()
 
 
+NO_LIMITS: Final = {"BASRA_RATE_LIMITS": "players=off matches=off wrong_tokens=off feeds=off"}
+"""The browser tests open many tables and feeds from one address."""
+
+
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """``basra serve`` (test mode, limits off) on a fresh SQLite file; its URL."""
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+    """``basra serve`` (test mode, limits off) on a fresh SQLite file: (URL, the file)."""
     folder = tmp_path_factory.mktemp("web")
-    env = {"BASRA_RATE_LIMITS": "players=off matches=off wrong_tokens=off feeds=off"}
-    with serve_process(folder, "--db", str(folder / "web.db"), env=env) as (url, _process):
-        yield url
+    db = folder / "web.db"
+    with serve_process(folder, "--db", str(db), env=NO_LIMITS) as (url, _process):
+        yield url, db
+
+
+@pytest.fixture(scope="module")
+def server(served: tuple[str, Path]) -> str:
+    """The URL of the module's server."""
+    return served[0]
 
 
 @dataclass

@@ -14,8 +14,8 @@ from tests.e2e.web.steps import (
     hand,
     pick,
     play_by_tapping,
-    tap_again,
     taken,
+    tap_again,
     wait_turn_or_end,
 )
 
@@ -91,7 +91,10 @@ def test_the_preview_highlights_what_preview_says_and_sends_no_play(
                 json={"card": card},
                 headers={"Authorization": f"Bearer {token}"},
             ).json()
-            assert sorted(taken(table.page)) == sorted(answer["captured"]), (card, floor(table.page))
+            assert sorted(taken(table.page)) == sorted(answer["captured"]), (
+                card,
+                floor(table.page),
+            )
             text = table.page.locator("#preview").inner_text()
             assert ("Basra!" in text) == (answer["basra"] > 0), text
             assert ("Takes nothing" in text) == (not answer["captured"]), text
@@ -144,7 +147,8 @@ def test_two_partners_at_a_four_seat_table_in_two_browsers(new_page: Any, server
                 seq = int(me.page.locator("[data-testid=banner]").get_attribute("data-seq"))
                 # the partner's page shows the play (and the bots' replies) by itself
                 partner.page.wait_for_function(
-                    "seq => Number(document.querySelector('[data-testid=banner]').dataset.seq) >= seq",
+                    "seq => Number(document.querySelector('[data-testid=banner]').dataset.seq)"
+                    " >= seq",
                     arg=seq,
                 )
         amal.page.wait_for_timeout(50)

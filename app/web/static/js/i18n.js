@@ -29,7 +29,7 @@ const STRINGS = {
     does_not_verify: "This match does not verify: seq {0} fails ({1}).", verified: "Verified",
     keys: "Keys: ←/→ event, ↑/↓ play, [ ] deal, { } round, Home/End", round: "Round",
     at: "At", who: "Who", request: "Request", event: "Event", open_after_end: "The replay opens to everyone after the end; before it, choose your seat or support.",
-    cards_left: "{0} cards", error: "Error",
+    cards_left: "{0} taken", error: "Error",
   },
   ar: {
     lobby: "الردهة", table: "الطاولة", replay: "الإعادة", language: "English",
@@ -58,7 +58,7 @@ const STRINGS = {
     does_not_verify: "هذه المباراة لا تتحقق: التسلسل {0} يفشل ({1}).", verified: "متحقق منها",
     keys: "المفاتيح: ←/→ حدث، ↑/↓ لعبة، [ ] توزيع، { } جولة، Home/End", round: "الجولة",
     at: "الوقت", who: "من", request: "الطلب", event: "الحدث", open_after_end: "تُفتح الإعادة للجميع بعد النهاية؛ قبلها اختر مقعدك أو الدعم.",
-    cards_left: "{0} أوراق", error: "خطأ",
+    cards_left: "أخذ {0}", error: "خطأ",
   },
 };
 

@@ -75,7 +75,7 @@ async function open() {
 }
 
 function seatName(frame, seat) {
-  return frame.names[seat] || `${t("seat")} ${seat}`;
+  return `${frame.names[seat] || t("seat")} (${seat})`;
 }
 
 function describe(frame) {

@@ -71,8 +71,8 @@ function startFeed() {
   if (feed) feed.close();
   if (view.status === "ended") return;
   feed = follow(matchId, token, view.seq, onEvent, (state) => {
-    $("live").textContent = t(state);
     $("live").dataset.state = state;
+    renderLive();
   });
 }
 
@@ -84,10 +84,11 @@ function onEvent(line) {
   if (view && line.seq > view.seq) refreshSoon();
 }
 
-async function choose(card) {
+async function choose(card, { tapAgainPlays = true } = {}) {
   if (busy) return;
   if (selected === card) {
-    await play(card);
+    // A second tap plays; moving onto the same card by keyboard does not (Enter does).
+    if (tapAgainPlays) await play(card);
     return;
   }
   selected = card;
@@ -145,7 +146,7 @@ function onKey(event) {
     const forward = (event.key === "ArrowRight") !== (language() === "ar");
     const at = hand.indexOf(selected);
     const next = at < 0 ? (forward ? 0 : hand.length - 1) : (at + (forward ? 1 : -1) + hand.length) % hand.length;
-    choose(hand[next]);
+    choose(hand[next], { tapAgainPlays: false });
   } else if (event.key === "Enter" && selected) {
     event.preventDefault();
     play(selected);
@@ -156,8 +157,14 @@ function onKey(event) {
   }
 }
 
+function renderLive() {
+  const state = $("live").dataset.state;
+  $("live").textContent = state && view && view.status !== "ended" ? t(state) : "";
+}
+
 function render() {
   if (!view) return;
+  renderLive();
   $("title").textContent = `${view.ruleset} · ${view.seats} · ${view.match_id}`;
   renderOpponents();
   renderBanner();
@@ -348,7 +355,6 @@ function renderResult() {
   }
   fill(el, ...lines);
   if (feed) feed.close();
-  $("live").textContent = "";
   if (!seed) fetchSeed();
   if (!pointsAsked && !view.bots.length) fetchPoints();
 }

@@ -1,0 +1,223 @@
+"""The replay viewer in a real browser: every key, the move list, the positions against
+``basra replay --step N --json``, support's dispute log, and the banner of a match that does
+not verify."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import httpx
+import msgspec
+import pytest
+
+from app.store.decoding import decode_row
+from app.store.mapper import EventMapper
+from tests.e2e.test_serve import SUPPORT, serve_process
+from tests.e2e.web.conftest import NO_LIMITS, open_page, screenshot
+
+pytestmark = pytest.mark.e2e
+
+
+def bots_match(url: str, ruleset: str = "classic") -> tuple[str, list[dict[str, Any]]]:
+    """A table of two bots, played through at creation: its id and its public replay lines."""
+    created = httpx.post(f"{url}/matches", json={"ruleset": ruleset, "seats": 2, "bots": [0, 1]})
+    match_id = str(created.json()["match_id"])
+    text = httpx.get(f"{url}/matches/{match_id}/replay").text
+    return match_id, [json.loads(line) for line in text.splitlines()]
+
+
+def stops(events: list[dict[str, Any]]) -> dict[str, list[int]]:
+    """Where the keys stop (docs/web.md): plays; deals complete; rounds at their opening floor."""
+    plays = [i for i, e in enumerate(events) if e["type"] == "card_played"]
+    rounds = [i for i, e in enumerate(events) if e["type"] == "floor_dealt"]
+    deals = [
+        i
+        for i, e in enumerate(events)
+        if e["type"] == "floor_dealt" or (e["type"] == "cards_dealt" and e["deal"] > 1)
+    ]
+    return {"plays": plays, "deals": deals, "rounds": rounds}
+
+
+def after(stops_of: list[int], at: int, last: int) -> int:
+    return next((i for i in stops_of if i > at), last)
+
+
+def before(stops_of: list[int], at: int) -> int:
+    return next((i for i in reversed(stops_of) if i < at), 0)
+
+
+def shown_seq(page: Any) -> int:
+    return int(page.locator("[data-testid=seq]").inner_text())
+
+
+def cli_position(db: Path, match_id: str, seq: int) -> dict[str, Any]:
+    """``basra replay ID --step SEQ --json``: the position as the command line shows it."""
+    out = subprocess.run(
+        [sys.executable, "-m", "cli.main", "replay", match_id, "--step", str(seq), "--json"],
+        capture_output=True,
+        check=True,
+        env=os.environ | {"BASRA_DB": str(db)},
+    ).stdout
+    view: dict[str, Any] = json.loads(out)["view"]
+    return view
+
+
+BOARD = """() => {
+  const cards = (root) => [...root.querySelectorAll('[data-card]')].map(e => e.dataset.card);
+  return {
+    floor: cards(document.querySelector('[data-testid=floor]')),
+    hands: [...document.querySelectorAll('#hands .hand-row')].map(cards),
+    totals: [...document.querySelectorAll('[data-testid=scores] .score-value')]
+      .map(e => Number(e.textContent)),
+  };
+}"""
+
+
+def board(page: Any) -> dict[str, Any]:
+    """The floor, every seat's shown cards and the totals on the viewer's board."""
+    return dict(page.evaluate(BOARD))
+
+
+def test_a_replay_stepped_with_every_key_matches_the_command_line(
+    new_page: Any, served: tuple[str, Path]
+) -> None:
+    # given an ended match of two bots, opened in the viewer (public: every hand after the end)
+    url, db = served
+    match_id, lines = bots_match(url)
+    events = lines[1:]
+    last = len(events) - 1
+    where = stops(events)
+    viewer = new_page()
+    viewer.goto(f"/replay/{match_id}")
+    page = viewer.page
+    page.wait_for_function("() => document.querySelector('[data-testid=seq]').textContent !== ''")
+    # when each key is pressed, then the viewer moves to the documented stop
+    at = 0
+    presses = [
+        ("End", last),
+        ("Home", 0),
+        ("ArrowRight", 1),
+        ("ArrowRight", 2),
+        ("ArrowLeft", 1),
+        ("ArrowDown", where["plays"][0]),
+        ("ArrowDown", where["plays"][1]),
+        ("ArrowUp", where["plays"][0]),
+        ("]", None),
+        ("]", None),
+        ("[", None),
+        ("}", None),
+        ("}", None),
+        ("{", None),
+        ("End", last),
+        ("ArrowRight", last),
+        ("ArrowDown", last),
+        ("Home", 0),
+        ("ArrowLeft", 0),
+    ]
+    for key, expected in presses:
+        if expected is None:
+            kind = "deals" if key in "[]" else "rounds"
+            expected = after(where[kind], at, last) if key in "]}" else before(where[kind], at)
+        page.keyboard.press(key)
+        page.wait_for_function(
+            "seq => document.querySelector('[data-testid=seq]').textContent === String(seq)",
+            arg=events[expected]["seq"],
+        )
+        at = expected
+        # and the board is the position the command line shows after that seq
+        position = cli_position(db, match_id, events[at]["seq"])
+        shown = board(page)
+        assert shown["floor"] == list(position["floor"]), (key, events[at]["seq"])
+        assert shown["hands"] == [list(h) for h in position["hands"]], (key, events[at]["seq"])
+        assert shown["totals"] == list(position["scores"]), (key, events[at]["seq"])
+    # when a play of the move list is clicked, then the viewer jumps there and highlights it
+    item = page.locator("[data-testid=moves] li:not(.round-head)").nth(6)
+    item.click()
+    jumped = int(item.get_attribute("data-seq"))
+    assert shown_seq(page) == jumped
+    assert "current" in (item.get_attribute("class") or "")
+    # and the score chart has a point per round (and the start) for each side
+    rounds = sum(1 for e in events if e["type"] == "round_scored")
+    circles = page.locator("[data-testid=score-chart] circle.s0").count()
+    assert circles == rounds + 1
+    screenshot(page, "replay")
+
+
+def test_support_sees_every_hand_and_the_dispute_log_before_the_end(
+    new_page: Any, server: str
+) -> None:
+    # given a match in play (a person at seat 0, the bot at seat 1)
+    created = httpx.post(f"{server}/matches", json={"ruleset": "egyptian", "seats": 2, "bots": [1]})
+    match_id = created.json()["match_id"]
+    httpx.post(f"{server}/matches/{match_id}/seats/0", json={"name": "Amal"}).raise_for_status()
+    viewer = new_page()
+    viewer.goto(f"/replay/{match_id}")
+    page = viewer.page
+    # then the public cannot open it before the end
+    page.locator("#error").filter(has_text="after the end").wait_for()
+    # when support opens it with the support token
+    page.select_option("#viewer", "support")
+    page.fill("#support-token", SUPPORT)
+    page.click("#open")
+    page.locator("#log-panel").wait_for()
+    page.keyboard.press("End")
+    # then every hand is shown and the log has one row per event with who caused it
+    text = httpx.get(
+        f"{server}/matches/{match_id}/replay", headers={"Authorization": f"Bearer {SUPPORT}"}
+    ).text
+    lines = [json.loads(line) for line in text.splitlines()]
+    assert page.locator("#log tr").count() == len(lines)  # a heading row and one per event
+    causes = page.locator("#log tr td:nth-child(3)").all_inner_texts()
+    assert causes == [line["caused_by"] for line in lines[1:]]
+    support_view = httpx.get(
+        f"{server}/matches/{match_id}/view", headers={"Authorization": f"Bearer {SUPPORT}"}
+    ).json()
+    assert board(page)["hands"] == [list(hand) for hand in support_view["hands"]]
+    assert board(page)["floor"] == list(support_view["floor"])
+    assert page.locator("[data-testid=seq]").inner_text() == str(lines[-1]["seq"])
+
+
+def test_a_match_that_does_not_verify_shows_a_banner_naming_the_seq(
+    browser: Any, tmp_path: Path
+) -> None:
+    # given a match of bots played through, then one stored play changed in the file
+    db = tmp_path / "tampered.db"
+    with serve_process(tmp_path, "--db", str(db), env=NO_LIMITS) as (url, _process):
+        match_id, lines = bots_match(url)
+    play = next(line for line in lines[1:] if line["type"] == "card_played" and line["seq"] > 20)
+    with sqlite3.connect(db) as connection:
+        seq, topic, state = connection.execute(
+            "SELECT originator_version, topic, state FROM stored_events"
+            " WHERE originator_id = ? AND originator_version = ?",
+            (match_id, play["seq"]),
+        ).fetchone()
+        recorded = decode_row(match_id, seq, topic, state)
+        changed = msgspec.structs.replace(
+            recorded, event=msgspec.structs.replace(recorded.event, basra=20)
+        )
+        row = EventMapper().to_stored_event(match_id, changed)
+        connection.execute(
+            "UPDATE stored_events SET state = ? WHERE originator_id = ? AND originator_version = ?",
+            (row.state, match_id, seq),
+        )
+    # when its replay is opened on a server over that file
+    with serve_process(tmp_path, "--db", str(db), env=NO_LIMITS) as (url, _process):
+        viewer = open_page(browser, url)
+        try:
+            viewer.goto(f"/replay/{match_id}")
+            banner = viewer.page.locator("[data-testid=verify-banner]")
+            banner.wait_for()
+            # then the banner names the first seq that fails, as the verification route does
+            verification = httpx.get(f"{url}/matches/{match_id}/verification").json()
+            failing = verification["divergence"]["seq"]
+            assert failing == play["seq"]
+            assert banner.get_attribute("data-seq") == str(failing)
+            assert f"seq {failing}" in banner.inner_text()
+        finally:
+            viewer.page.context.close()
