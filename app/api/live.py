@@ -3,7 +3,12 @@
 Each message is one replay-file line (``domain.recorded.event_line``) redacted for the
 viewer, with ``id:`` = ``seq``. The feed reads from the store whatever it has not sent, so a
 client that reconnects with ``Last-Event-ID`` gets everything after it, once, also after a
-restart; the broker only says when to look. The feed ends after ``match_ended``.
+restart; the broker only says when to look.
+
+The end: a feed opened on a match that had already ended sends what is stored and ends. A feed
+that was open when the match ended stays open after ``match_ended`` for the rematch: it ends
+right after ``rematch_created`` (sent live, so the client can follow the link), or after
+``rematch_wait_seconds`` without one (``BASRA_REMATCH_WAIT_SECONDS``), keep-alives between.
 
 Each message also carries ``after``, the table right after its event (app.api.after): the feed
 folds the stream from its start once when it opens, then evolves that state by each event it
@@ -12,6 +17,7 @@ sends, so a resumed feed gets the same ``after`` for every event it replays.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 
 from litestar.response import ServerSentEventMessage
@@ -20,7 +26,7 @@ from app.api.after import after_of, with_after
 from app.api.broker import Subscription
 from app.api.errors import InvalidValueError
 from app.api.runtime import ApiRuntime
-from domain.events import MatchEnded
+from domain.events import MatchEnded, RematchCreated
 from domain.evolve import evolve, fold
 from domain.recorded import RecordedEvent, event_line
 from domain.state import MatchState
@@ -65,6 +71,7 @@ async def open_feed(
     # The state at ``after``: where each message's ``after`` is evolved from.
     start = fold(r.event for r in stream if r.seq <= after)
     backlog = [r for r in stream if r.seq > after]
+    # A feed opened after the end does not wait for a rematch: the stored events are all.
     return _feed(runtime, subscription, viewer, start, backlog, state.status == "ended")
 
 
@@ -74,12 +81,16 @@ async def _feed(
     viewer: int,
     state: MatchState,
     backlog: list[RecordedEvent],
-    ended: bool,
+    opened_ended: bool,
 ) -> AsyncIterator[ServerSentEventMessage]:
     """Every event after ``state``'s last seq that ``viewer`` (a seat, SUPPORT or EVERYONE)
-    may see, live, each with the table after it."""
+    may see, live, each with the table after it; then, if the match ended while the feed was
+    open, its ``rematch_created`` when it comes within the rematch wait."""
     match_id = subscription.match_id
     clock = runtime.service.clock
+    loop = asyncio.get_running_loop()
+    ended = opened_ended
+    rematch_until: float | None = None  # when the wait for a rematch gives up (loop time)
     try:
         last = state.events
         pending = backlog
@@ -97,10 +108,22 @@ async def _feed(
                 line = with_after(event_line(recorded, viewer, ended), after)
                 yield ServerSentEventMessage(data=line.decode(), id=recorded.seq)
                 last = recorded.seq
+                if isinstance(recorded.event, RematchCreated):
+                    return  # the last event a match can have
+                if isinstance(recorded.event, MatchEnded) and rematch_until is None:
+                    rematch_until = loop.time() + runtime.settings.rematch_wait_seconds
             else:
-                if ended or runtime.broker.closing:
+                if runtime.broker.closing:
                     return  # a stopping server ends the feed; the client resumes elsewhere
-                batches = await subscription.next(runtime.settings.keepalive_seconds)
+                wait = runtime.settings.keepalive_seconds
+                if ended:
+                    if opened_ended or rematch_until is None:
+                        return
+                    left = rematch_until - loop.time()
+                    if left <= 0:
+                        return  # no rematch within the wait: the feed is done
+                    wait = min(wait, left)
+                batches = await subscription.next(wait)
                 if runtime.broker.closing:
                     return
                 if batches is None:

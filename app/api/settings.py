@@ -14,6 +14,9 @@ TURN_SECONDS = 120
 WAITING_MINUTES = 30.0
 """How long a table may wait for players before it is closed (``--waiting-minutes``)."""
 
+REMATCH_WAIT_SECONDS = 120.0
+"""How long a feed open at a match's end waits for its rematch (``BASRA_REMATCH_WAIT_SECONDS``)."""
+
 MAX_BODY_BYTES = 16 * 1024
 """The largest request body accepted; every body of this API is far smaller."""
 
@@ -45,6 +48,8 @@ class ApiSettings:
     turn_seconds: int = TURN_SECONDS
     waiting_minutes: float = WAITING_MINUTES
     test_clock: tuple[int, float] | None = None
+    # How long a feed that saw its match end stays open for a rematch_created (docs/api.md).
+    rematch_wait_seconds: float = REMATCH_WAIT_SECONDS
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> ApiSettings:
@@ -68,6 +73,9 @@ class ApiSettings:
                 env.get("BASRA_WAITING_MINUTES") or str(WAITING_MINUTES)
             ),
             test_clock=parse_test_clock(env.get("BASRA_TEST_CLOCK", "")) if test_mode else None,
+            rematch_wait_seconds=float(
+                env.get("BASRA_REMATCH_WAIT_SECONDS") or REMATCH_WAIT_SECONDS
+            ),
         )
 
 

@@ -64,7 +64,9 @@ class EventsController(Controller):
         the server's now, the banner).
 
         Without any token: the public feed (no hand, R23), unless the table was created with
-        ``"spectators": false`` (403). The stream ends after ``match_ended``. Reconnect with
+        ``"spectators": false`` (403). A stream open when the match ends stays open for its
+        ``rematch_created`` (then ends), at most ``BASRA_REMATCH_WAIT_SECONDS`` (120); one opened
+        after the end sends what is stored and ends. Reconnect with
         ``Last-Event-ID`` to resume.
         """
         authorization = request.headers.get("authorization")
