@@ -134,7 +134,7 @@ def simulate(
     ] = "easy",
     budget: Annotated[
         int | None,
-        typer.Option(help="The strong bot's deals sampled per decision (default 32)."),
+        typer.Option(help="The strong bot's deals sampled per decision (default 8)."),
     ] = None,
     matches: Annotated[int, typer.Option(min=1, help="How many matches to play.")] = 1,
     export: Annotated[

@@ -23,7 +23,7 @@ from domain.rulesets import FIRST_FLOOR_CARDS, MAJORITY_CARDS, Classic, ruleset
 from domain.state import MatchState, side_of
 from domain.views import SeatView, seat_view
 
-DEFAULT_BUDGET: Final = 16
+DEFAULT_BUDGET: Final = 8
 """Deals of the unseen cards sampled per decision unless the match records another count."""
 
 HORIZON_PLAYS: Final = 16
@@ -73,6 +73,25 @@ def unseen_cards(known: SeatKnowledge) -> tuple[Card, ...]:
     return tuple(c for c in DECK if c not in seen)
 
 
+_Memo = dict[tuple[tuple[Card, ...], Card, tuple[Card, Card] | None], PlayOutcome]
+"""What a card takes from a floor, remembered for one decision only (never shared)."""
+
+
+def _resolve(
+    memo: _Memo,
+    rules: Classic,
+    floor: tuple[Card, ...],
+    card: Card,
+    trail: tuple[Card, Card] | None,
+) -> PlayOutcome:
+    """``resolve_play``, remembered within one decision: its deals meet the same floors often."""
+    key = (floor, card, trail)
+    outcome = memo.get(key)
+    if outcome is None:
+        outcome = memo[key] = resolve_play(rules, floor, card, trail)
+    return outcome
+
+
 class _Game:
     """One determinized position, played forward in place by the fast policy."""
 
@@ -82,6 +101,7 @@ class _Game:
         "floor",
         "hands",
         "last",
+        "memo",
         "plays",
         "points",
         "rules",
@@ -101,8 +121,10 @@ class _Game:
         turn: int,
         cards: list[int],
         last: int | None,
+        memo: _Memo,
     ) -> None:
         self.rules = rules
+        self.memo = memo
         self.hands = hands
         self.stock = stock
         self.floor = floor
@@ -123,7 +145,7 @@ class _Game:
         hand.remove(card)
         floor = self.floor
         if outcome is None:
-            outcome = resolve_play(self.rules, floor, card, self.trail)
+            outcome = _resolve(self.memo, self.rules, floor, card, self.trail)
         if outcome.captured:
             side = seat & 1
             self.cards[side] += len(outcome.captured) + 1
@@ -151,7 +173,11 @@ class _Game:
 
 
 def _policy(
-    rules: Classic, hand: list[Card], floor: tuple[Card, ...], trail: tuple[Card, Card] | None
+    memo: _Memo,
+    rules: Classic,
+    hand: list[Card],
+    floor: tuple[Card, ...],
+    trail: tuple[Card, Card] | None,
 ) -> tuple[Card, PlayOutcome | None]:
     """The fast greedy card of a playout and what it takes: Basras first, then points and
     cards, a sweep kept for a loaded floor, no point card trailed, no lone card or small
@@ -169,7 +195,7 @@ def _policy(
         floor_sum += v
         floor_faces += v == 0
     for card in hand:
-        outcome = resolve_play(rules, floor, card, trail)
+        outcome = _resolve(memo, rules, floor, card, trail)
         captured = outcome.captured
         if captured:
             score = 4.0 * outcome.basra + 1.0 + len(captured)
@@ -277,12 +303,15 @@ def evaluate(
     side = side_of(seat)
     seats = view.seats
     candidates = _candidates(hand)
+    if len(candidates) == 1:
+        return dict.fromkeys(hand, 0.0)  # every card plays alike: nothing to sample
     unseen = list(unseen_cards(known))
     counts = view.hand_counts
     stream = Stream(key, f"{label}/{seat}/{known.decision}")
     totals = dict.fromkeys(candidates, 0.0)
     horizon = HORIZON_PLAYS
     start_cards = list(view.piles)
+    memo: _Memo = {}
     for _ in range(max(1, budget)):
         deal = unseen[:]
         for i in range(len(deal) - 1, 0, -1):
@@ -307,10 +336,13 @@ def evaluate(
                 seat,
                 list(start_cards),
                 known.last_side,
+                memo,
             )
             game.play(card)
             while game.plays < horizon and not game.over():
-                card_then, outcome = _policy(rules, game.hands[game.turn], game.floor, game.trail)
+                card_then, outcome = _policy(
+                    memo, rules, game.hands[game.turn], game.floor, game.trail
+                )
                 game.play(card_then, outcome)
             totals[card] += _value(game, view.carry, side)
     rounds = max(1, budget)
