@@ -25,6 +25,7 @@ from eventsourcing.persistence import (
     PersistenceError,
     StoredEvent,
 )
+from eventsourcing.popo import POPOAggregateRecorder
 
 from app.config import PostgresSettings, StoreConfig
 from app.errors import ConflictError, StoreUnavailableError
@@ -126,10 +127,19 @@ class MatchStore:
                 events = factory.application_recorder()
                 recorders = (events, factory.aggregate_recorder("snapshots"))
         self.recorder: ApplicationRecorder = recorders[0]
-        self.snapshots: AggregateRecorder = recorders[1]
+        self._snapshots: AggregateRecorder = recorders[1]
+        if self.kind == "memory":  # every handle on one in-memory store shares its snapshots
+            _MEMORY_SNAPSHOTS.setdefault(factory, recorders[1])
         # Concurrent commands share one transaction, one flush and (PostgreSQL) one turn of
         # the events table's lock: docs/storage.md "Group commit".
         self.grouped = GroupCommit(self.recorder.insert_events)
+
+    @property
+    def snapshots(self) -> AggregateRecorder:
+        """The snapshots' recorder (table ``stored_snapshots``)."""
+        if self.kind == "memory":
+            return _MEMORY_SNAPSHOTS[self.factory]
+        return self._snapshots
 
     def reopen(self) -> MatchStore:
         """Another handle on the same database with its own connections, as another process
@@ -145,7 +155,8 @@ class MatchStore:
     def memory(cls) -> MatchStore:
         """eventsourcing's in-memory recorder: for tests; gone when the process ends."""
         factory = InfrastructureFactory.construct({"PERSISTENCE_MODULE": "eventsourcing.popo"})
-        return cls(factory, config=StoreConfig(kind="memory"))
+        recorders = (factory.application_recorder(), MemorySnapshots())
+        return cls(factory, config=StoreConfig(kind="memory"), recorders=recorders)
 
     @classmethod
     def sqlite(cls, path: Path, synchronous: str = "FULL") -> MatchStore:
@@ -317,9 +328,39 @@ def _drop_rows(store: MatchStore) -> int:
                 )
             )
             return int(cursor.rowcount)
-    count = len(recorder._stored_events)
-    recorder.__init__()
+    # In memory: count the snapshots through the recorder's own reads, then give every handle
+    # on this store a new, empty recorder (the library's in-memory recorder deletes nothing).
+    assert isinstance(recorder, MemorySnapshots)
+    count = sum(len(recorder.select_events(key)) for key in recorder.streams())
+    _MEMORY_SNAPSHOTS[store.factory] = MemorySnapshots()
     return count
+
+
+class MemorySnapshots(POPOAggregateRecorder):
+    """eventsourcing's in-memory recorder, remembering which streams it holds (so that
+    dropping them can say how many there were, through the recorder's public reads)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._keys: set[str] = set()
+
+    def insert_events(
+        self, stored_events: Sequence[StoredEvent], **kwargs: Any
+    ) -> Sequence[int] | None:
+        """Store as the library does; note the streams."""
+        ids = super().insert_events(stored_events, **kwargs)
+        self._keys.update(str(e.originator_id) for e in stored_events)
+        return ids
+
+    def streams(self) -> list[str]:
+        """The streams that have snapshots."""
+        return sorted(self._keys)
+
+
+_MEMORY_SNAPSHOTS: weakref.WeakKeyDictionary[InfrastructureFactory[Any], AggregateRecorder] = (
+    weakref.WeakKeyDictionary()
+)
+"""The snapshots' recorder of each in-memory store, shared by its handles."""
 
 
 _SIDE_RECORDERS: weakref.WeakKeyDictionary[
