@@ -129,6 +129,10 @@ def _play_through(table: Table, seats: int) -> None:
         card = _choose(table, seat, views[seat], probe)
         if turns % 25 == 7:
             table.get(seat, "/replay")  # the seat's own export, mid-match
+        if turns % 25 == 11:
+            # The analysis would tell of unseen cards: support's alone until the end.
+            refused = table.get(seat, "/analysis")
+            assert refused.status_code == 403, refused.text
         response = table.post(seat, "/plays", {"card": card})
         assert response.status_code == 200, response.text
         turns += 1
