@@ -7,7 +7,10 @@ One run, on one PostgreSQL and one machine, in this order:
 2. ``store``: ``MatchStore.append`` on PostgreSQL (a schema of its own), one play's events per
    call (the person's ``card_played`` and the bot's reply: two events, one transaction), every
    thread on its own matches, at the same concurrency: appends (commands) per second.
-3. ``serve``: ``basra serve`` on a fresh SQLite file with one process, and on PostgreSQL (a
+3. ``locks`` (only when asked for): raw single-row transactions at 1 and 16 connections,
+   plain, with the table's EXCLUSIVE lock, with a NOTIFY, and with both (what eventsourcing's
+   insert does), to see what serialises the commits.
+4. ``serve``: ``basra serve`` on a fresh SQLite file with one process, and on PostgreSQL (a
    fresh schema each time) with one and with two processes, under the closed loop of the HTTP
    API benchmark (bench/bench_api.py: practice matches, each loop a play whose answer carries
    the bot's reply and the next view) at 50 and 200 concurrent matches: plays per second and
@@ -19,6 +22,8 @@ Only 127.0.0.1 is contacted for the servers. Run from the repository root:
 
     .venv/bin/python -m bench.bench_scale --postgres postgresql://postgres@127.0.0.1:5432/test \
         [--repeats 3] [--seconds 5] [--serve-seconds 10] [--only raw,store,serve] [--json F]
+
+``--only locks`` runs part 3, which the default leaves out.
 """
 
 from __future__ import annotations
@@ -82,8 +87,13 @@ def new_schema() -> str:
 # -- 1. raw commits -----------------------------------------------------------------------------
 
 
-def raw_commits(settings: PostgresSettings, connections: int, seconds: float) -> float:
-    """Autocommitted single-row INSERTs per second over ``connections`` connections."""
+def raw_commits(
+    settings: PostgresSettings, connections: int, seconds: float, kind: str = "plain"
+) -> float:
+    """Single-row INSERT transactions per second over ``connections`` connections. ``kind``:
+    ``plain`` (autocommitted), or a transaction that first takes the table's EXCLUSIVE lock
+    (``lock``), sends a NOTIFY (``notify``) or both (``lock+notify``), as eventsourcing's
+    insert does."""
     ensure_schema(settings)
     table = f'"{settings.schema}".raw_rows'
     kwargs: dict[str, Any] = {
@@ -109,7 +119,15 @@ def raw_commits(settings: PostgresSettings, connections: int, seconds: float) ->
             start.wait()
             n = 0
             while time.monotonic() < deadline[0]:
-                conn.execute(statement, (f"m-{i}-{n % 200}", ROW), prepare=True)
+                if kind == "plain":
+                    conn.execute(statement, (f"m-{i}-{n % 200}", ROW), prepare=True)
+                else:
+                    with conn.transaction():
+                        if "lock" in kind:
+                            conn.execute(f"LOCK TABLE {table} IN EXCLUSIVE MODE")
+                        if "notify" in kind:
+                            conn.execute(f'NOTIFY "{settings.schema}_raw"')
+                        conn.execute(statement, (f"m-{i}-{n % 200}", ROW), prepare=True)
                 n += 1
             counts[i] = n
 
@@ -458,6 +476,24 @@ def main(argv: list[str] | None = None) -> None:
         results["raw"] = {str(c): v for c, v in raw.items()}
         results["store"] = {str(c): v for c, v in appends.items()}
         results["store_before"] = {str(c): v for c, v in before.items()}
+
+    if "locks" in parts:
+        kinds = ("plain", "notify", "lock", "lock+notify")
+        rates_by: dict[str, list[float]] = {}
+        for r in range(args.repeats):
+            for c in (1, 16):
+                for kind in kinds:
+                    settings = settings_for(args.postgres, new_schema())
+                    say(f"raw {kind} on {c} connections, repeat {r + 1}")
+                    try:
+                        rate = raw_commits(settings, c, args.seconds, kind)
+                        rates_by.setdefault(f"{kind}, {c} connections", []).append(rate)
+                    finally:
+                        drop_schema(settings)
+        print(f"## What serialises commits, medians of {args.repeats} runs of {args.seconds:g} s")
+        for label, rates in rates_by.items():
+            print(median_line(label, rates, "commits/s"))
+        results["locks"] = rates_by
 
     if "serve" in parts:
         cases = [c for c in SERVE_CASES if c[0] in args.cases.split(",")]
