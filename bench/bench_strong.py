@@ -162,6 +162,33 @@ def _table(rows: list[dict[str, object]]) -> str:
     return "\n".join(lines)
 
 
+RULESETS = ("classic", "egyptian", "lebanese", "yemeni", "jordanian")
+"""Every rule set, for the timing of decisions."""
+
+
+def timing(matches: int) -> str:
+    """CPU time per strong decision of more than one card, by rule set and seats, in this one
+    process (one core): ``matches`` seeded matches each, the strong side against easy bots."""
+    lines = [
+        "| rule set | seats | decisions | median ms | p99 ms | max ms |",
+        "|---|---|---|---|---|---|",
+    ]
+    for ruleset in RULESETS:
+        for seats in (2, 4):
+            setting = Setting("timing", ruleset, seats, matches, DEFAULT_BUDGET, "easy", True)
+            times = sorted(
+                t
+                for k in range(matches)
+                for t in play_one((setting, k, k % 2))["times"]  # type: ignore[attr-defined]
+            )
+            p99 = times[min(len(times) - 1, int(len(times) * 0.99))]
+            lines.append(
+                f"| {ruleset} | {seats} | {len(times)} | {statistics.median(times) * 1000:.1f} |"
+                f" {p99 * 1000:.1f} | {times[-1] * 1000:.1f} |"
+            )
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> None:
     """Play every setting, the seeds of all settings interleaved, and print the table.
 
@@ -172,7 +199,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--scale", type=float, default=1.0, help="fraction of the pairs to play")
     parser.add_argument("--out", default=None)
+    parser.add_argument(
+        "--timing", type=int, default=0, help="only time decisions: this many matches per setting"
+    )
     args = parser.parse_args(argv)
+    if args.timing:
+        print(timing(args.timing))
+        return
     started = time.perf_counter()
     pairs = {s.name: max(1, int(s.pairs * args.scale)) for s in SETTINGS}
     jobs = [
