@@ -17,7 +17,7 @@ from cli.common import DbOption, JsonOption, app, handles_errors
 from cli.shell import InvalidOptionError, dump_json, echo_err, opened
 from domain.commands import CreateMatch
 from domain.decide import BOT_KINDS, decide
-from domain.fairness import lp, secret_from_text_seed
+from domain.fairness import check_client_seed, lp, secret_from_text_seed
 from domain.state import INITIAL_STATE, MatchState
 from replays.replay_file import write_replay
 
@@ -50,9 +50,18 @@ def match_seed(seed: str, k: int) -> str:
     return seed if k == 0 else f"{seed}/{k}"
 
 
-def seeded_digest(seed: str, ruleset: str, seats: int, bots: str, target: int | None) -> bytes:
+def seeded_digest(
+    seed: str,
+    ruleset: str,
+    seats: int,
+    bots: str,
+    target: int | None,
+    client_seeds: tuple[str, ...] = (),
+) -> bytes:
     """``H = SHA-256("basra-sim-v1" ‖ lp(seed) ‖ lp(ruleset) ‖ u32be(seats) ‖ lp(bots) ‖
     u32be(target or 0))``: where a seeded match's id and record time come from (docs/fairness.md).
+    With a client seed given, ``u32be(n) ‖ lp(cs_0) ‖ … ‖ lp(cs_n-1)`` follows, so another
+    client seed is another match.
     """
     data = (
         b"basra-sim-v1"
@@ -62,7 +71,28 @@ def seeded_digest(seed: str, ruleset: str, seats: int, bots: str, target: int | 
         + lp(bots.encode("utf-8"))
         + (target or 0).to_bytes(4, "big")
     )
+    if any(client_seeds):
+        data += len(client_seeds).to_bytes(4, "big")
+        data += b"".join(lp(text.encode("utf-8")) for text in client_seeds)
     return hashlib.sha256(data).digest()
+
+
+def client_seeds_of(given: list[str] | None, seats: int) -> tuple[str, ...]:
+    """``--client-seed SEAT=TEXT`` options as one client seed per seat ("" where none)."""
+    seeds = [""] * seats
+    named: set[int] = set()
+    for option in given or ():
+        seat_text, sep, text = option.partition("=")
+        if not sep or not seat_text.strip().isdigit():
+            raise InvalidOptionError(f"--client-seed takes SEAT=TEXT, e.g. 0=alice, not {option!r}")
+        seat = int(seat_text)
+        if not 0 <= seat < seats:
+            raise InvalidOptionError(f"--client-seed: seat {seat} is not a seat 0..{seats - 1}")
+        if seat in named:
+            raise InvalidOptionError(f"--client-seed: seat {seat} is given twice")
+        named.add(seat)
+        seeds[seat] = check_client_seed(text)
+    return tuple(seeds)
 
 
 def seeded_id(k: int, ruleset: str, seats: int, digest: bytes) -> str:
@@ -143,6 +173,14 @@ def simulate(
     target: Annotated[
         int | None, typer.Option(help="Points to win (default: the rule set's).")
     ] = None,
+    client_seed: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--client-seed",
+            help="SEAT=TEXT: that seat's client seed (at most 64 bytes), which enters every"
+            " deal with the secret (docs/fairness.md); repeat for other seats.",
+        ),
+    ] = None,
     db: DbOption = None,
     json: JsonOption = False,
 ) -> None:
@@ -155,6 +193,7 @@ def simulate(
     """
     _checked(ruleset, seats, bots, target, export, budget)
     kind, kinds = seat_kinds(bots, seats)
+    client_seeds = client_seeds_of(client_seed, seats)
     base = seed if seed is not None else secrets.token_hex(16)
     if export is not None:
         export.mkdir(parents=True, exist_ok=True)
@@ -171,7 +210,7 @@ def simulate(
             if seed is None:
                 match_id = f"sim-{ruleset}-{seats}-{k}-{secrets.token_hex(4)}"
             else:
-                digest = seeded_digest(text_seed, ruleset, seats, bots, target)
+                digest = seeded_digest(text_seed, ruleset, seats, bots, target, client_seeds)
                 match_id = seeded_id(k, ruleset, seats, digest)
                 service.clock = _fixed(seeded_time(digest))
             if seed is not None and service.store.last_seq(match_id):
@@ -186,6 +225,7 @@ def simulate(
                     bot_kinds=kinds or None,
                     bot_budget=budget,
                     secret=secret_from_text_seed(text_seed),
+                    client_seeds=client_seeds,
                     match_id=match_id,
                     caused_by="server",
                 )

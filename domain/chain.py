@@ -12,7 +12,6 @@ the secret, revealed at the end, makes a link recomputable.
 from __future__ import annotations
 
 import hashlib
-import json
 import struct
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
@@ -42,8 +41,10 @@ _LENGTH = struct.Struct(">I")
 
 
 def canonical(value: Any) -> bytes:
-    """JSON with sorted keys, no spaces, UTF-8 unescaped: RFC 8785 for the values events hold."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+    """JSON with sorted keys, no spaces, UTF-8 unescaped: RFC 8785 for the values events hold
+    (the same bytes as Python's ``json.dumps(value, sort_keys=True, separators=(",", ":"),
+    ensure_ascii=False)``)."""
+    return msgspec.json.encode(value, order="sorted")
 
 
 def _player_seat(recorded: RecordedEvent) -> bool:

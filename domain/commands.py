@@ -50,6 +50,7 @@ class TakeSeat(Command, frozen=True, tag="take_seat"):
     token_hash: str | None = None
     player_id: str | None = None
     now_ms: int | None = None
+    client_seed: str = ""  # at most 64 bytes of UTF-8; "" for none (docs/fairness.md)
 
 
 class PlayCard(Command, frozen=True, tag="play_card"):

@@ -276,7 +276,6 @@ def _check_bots(
 TURN_SECONDS = (5, 600)
 """R25: the shortest and longest turn time a table can be given, in seconds."""
 
-
 SERVER_TURN_SECONDS = (1, 600)
 """R25: the shortest and longest turn time a server may give tables that name none."""
 
@@ -347,15 +346,19 @@ def _take_seat(state: MatchState, cmd: TakeSeat) -> tuple[Event, ...]:
         token_id=cmd.token_id,
         token_hash=cmd.token_hash,
         player_id=msgspec.UNSET if cmd.player_id is None else cmd.player_id,
+        client_seed=check_client_seed(cmd.client_seed) or msgspec.UNSET,
     )
     if sum(1 for n in state.names if n is None) > 1:
         return (taken,)
+    # The last seat is taken: every client seed is now fixed, and the deal key with them.
+    seated = evolve(state, taken)
+    setup = _require_setup(seated)
     if setup.key is None:
         raise UnseededMatchError("this match has no secret to deal from")
     rules = ruleset(setup.ruleset)
     dealer = first_dealer(setup.key, setup.seats)
     opened = _open_round(rules, setup.seats, setup.key, 1, dealer)
-    return (taken, *_with_first_deadline(evolve(state, taken), opened, cmd.now_ms))
+    return (taken, *_with_first_deadline(seated, opened, cmd.now_ms))
 
 
 def _leave(state: MatchState, cmd: LeaveMatch) -> tuple[Event, ...]:

@@ -57,6 +57,9 @@ class SeatTaken(Event, frozen=True, tag="seat_taken"):
     token_id: str | None = None
     token_hash: str | None = None
     player_id: str | msgspec.UnsetType = msgspec.UNSET  # absent from seats taken by name
+    # The seat's client seed (docs/fairness.md): it enters the deal key in place of
+    # match_created's entry for the seat. Absent when the seat gave none, as in older lines.
+    client_seed: str | msgspec.UnsetType = msgspec.UNSET
 
 
 class RoundStarted(Event, frozen=True, tag="round_started"):

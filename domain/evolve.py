@@ -81,12 +81,23 @@ def _bot_kinds(e: MatchCreated) -> tuple[tuple[int, str], ...]:
 
 
 def _seat_taken(state: MatchState, e: SeatTaken) -> MatchState:
+    state = _with_client_seed(state, e)
     names = state.names[: e.seat] + (e.name,) + state.names[e.seat + 1 :]
     if not isinstance(e.player_id, str):
         return replace(state, names=names, events=state.events + 1)
     ids = state.player_ids + (None,) * (len(names) - len(state.player_ids))
     ids = ids[: e.seat] + (e.player_id,) + ids[e.seat + 1 :]
     return replace(state, names=names, player_ids=ids, events=state.events + 1)
+
+
+def _with_client_seed(state: MatchState, e: SeatTaken) -> MatchState:
+    """The seat's client seed in the setup, and the deal key made again with it (R6)."""
+    setup = state.setup
+    if not isinstance(e.client_seed, str) or setup is None:
+        return state
+    seeds = setup.client_seeds[: e.seat] + (e.client_seed,) + setup.client_seeds[e.seat + 1 :]
+    key = deal_key(setup.secret, seeds) if setup.secret is not None else None
+    return replace(state, setup=replace(setup, client_seeds=seeds, key=key))
 
 
 def _round_started(state: MatchState, e: RoundStarted) -> MatchState:

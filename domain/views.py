@@ -51,6 +51,9 @@ class TableView(msgspec.Struct, frozen=True, kw_only=True):
     timed_out: tuple[int, ...] = ()
     rematch_of: str | None = None
     rematch: str | None = None
+    # Every seat's client seed, by seat ("" for none and for bots): public, since each enters
+    # the deal beside the secret the server committed to (docs/fairness.md).
+    client_seeds: tuple[str, ...] = ()
 
 
 class SeatView(TableView, frozen=True, kw_only=True):
@@ -111,6 +114,7 @@ def _table_fields(state: MatchState, seq: int | None) -> dict[str, object]:
         "timed_out": state.timed_out,
         "rematch_of": setup.rematch_of,
         "rematch": state.rematch,
+        "client_seeds": setup.client_seeds,
     }
 
 

@@ -280,6 +280,8 @@ class _Auditor:
                 command = TakeSeat(
                     seat, name, token_id, token_hash, pid if isinstance(pid, str) else None, now_ms
                 )
+                if isinstance(event, SeatTaken) and isinstance(event.client_seed, str):
+                    command = replace(command, client_seed=event.client_seed)
                 what = f"{name!r} cannot take seat {seat}"
             case MatchEnded(reason="timeout", seat=seat) if (
                 deadline is not None and seat is not None

@@ -185,10 +185,14 @@ def _created(number: int, line: bytes, header: ReplayHeader, raw_header: dict[st
         raise ReplayFileError(number, f"match_created is invalid: {_reason(error)}") from None
     if header.seed is not None and created.secret != header.seed:
         raise ReplayFileError(number, "the match secret differs from the header's seed")
+    # The header's client seeds are the seats' (each seat may give its own when taken): they
+    # are compared with the seats' once every seat_taken is read (load_replay).
     mismatched = [
         name
         for name in _FROM_HEADER
-        if name in raw_header and getattr(header, name) != getattr(created, name)
+        if name in raw_header
+        and name != "client_seeds"
+        and getattr(header, name) != getattr(created, name)
     ]
     if mismatched:
         raise ReplayFileError(
@@ -367,7 +371,15 @@ def load_replay(data: bytes, *, bots: bool = True) -> ReplayFile:
         where = f"seq {line - 1}: " if replay.lines[divergence.seq - 1] else "the header: "
         raise ReplayFileError(line, where + divergence.explanation)
     _check_ended(replay)
-    names = fold(result.events).names
+    final = fold(result.events)
+    names = final.names
+    seeds = replay.header.client_seeds
+    if seeds and final.setup is not None and tuple(seeds) != final.setup.client_seeds:
+        raise ReplayFileError(
+            1,
+            f"client_seeds {list(seeds)} differ from the seats' client seeds"
+            f" {list(final.setup.client_seeds)}",
+        )
     players = replay.header.players
     if players and tuple(players) != names:
         raise ReplayFileError(

@@ -175,9 +175,10 @@ def take_seat(
     name: str,
     request_id: str,
     player_id: str | None = None,
+    client_seed: str = "",
 ) -> SeatTokenResponse:
     """Seat a person (a registered player when ``player_id`` is given) and give them the seat's
-    bearer token; only its hash is stored."""
+    bearer token; only its hash is stored. ``client_seed`` enters the deal (docs/fairness.md)."""
     issued = issue_token(match_id, seat)
     recorded = service.take_seat(
         match_id,
@@ -188,6 +189,7 @@ def take_seat(
         caused_by=f"seat:{seat}/token:{issued.token_id}",
         request_id=request_id,
         player_id=player_id,
+        client_seed=client_seed,
     )
     taken = recorded[0].event
     if not isinstance(taken, SeatTaken):

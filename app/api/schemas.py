@@ -136,9 +136,18 @@ class MatchCreatedResponse(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class TakeSeatRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """``POST /matches/{id}/seats/{seat}``: the name to sit under."""
+    """``POST /matches/{id}/seats/{seat}``: the name to sit under, and the seat's client seed."""
 
     name: Name
+    client_seed: Annotated[
+        str,
+        msgspec.Meta(
+            max_length=64,
+            description="text of at most 64 bytes of UTF-8 that enters the deal with the match"
+            " secret (docs/fairness.md); empty for none. Fixed once given: every seed is known"
+            " before the first deal",
+        ),
+    ] = ""
 
 
 class SeatTokenResponse(msgspec.Struct, frozen=True, kw_only=True):

@@ -182,9 +182,11 @@ class MatchService:
         caused_by: str = "server",
         request_id: str | None = None,
         player_id: str | None = None,
+        client_seed: str = "",
     ) -> list[RecordedEvent]:
-        """Seat a person (``player_id``: a registered player); the last seat taken deals round 1,
-        and bots on turn then play."""
+        """Seat a person (``player_id``: a registered player) with their ``client_seed``; the
+        last seat taken deals round 1 (its key made with every seat's seed), and bots on turn
+        then play."""
         at = self.clock()
         before = self.load(match_id)
         steps: Steps = []
@@ -195,6 +197,7 @@ class MatchService:
             token_hash=token_hash,
             player_id=player_id,
             now_ms=epoch_ms(at),
+            client_seed=client_seed,
         )
         state = bot_turns(apply(before, command, caused_by, steps), steps, epoch_ms(at))
         return self._commit(match_id, before, state, steps, request_id, at)

@@ -167,12 +167,13 @@ class MatchesController(Controller):
         token = bearer(authorization)
         if token is None or not is_player_token(token):
             data = await read_body(request, TakeSeatRequest)
-            name, player_id = data.name, None
+            name, player_id, client_seed = data.name, None, data.client_seed
         else:
             # A registered player sits under their own name; a body, if sent, must still be valid.
             player = await authenticate_player(runtime, authorization)
+            client_seed = ""
             if (await request.body()).strip():
-                await read_body(request, TakeSeatRequest)
+                client_seed = (await read_body(request, TakeSeatRequest)).client_seed
             name, player_id = player.shown_name, player.player_id
         async with runtime.match_lock(match_id):
             # A rematch keeps a registered player's seat for that player: the rules refuse
@@ -185,4 +186,5 @@ class MatchesController(Controller):
                 name,
                 ops.new_request_id(),
                 player_id,
+                client_seed,
             )
