@@ -48,6 +48,8 @@ def test_a_feed_open_at_the_end_carries_the_rematch_live_then_ends(
         assert answer.status_code == 200, answer.text
 
         # then both feeds send rematch_created naming the new match, and end by themselves
+        new_setup = api_service.load(answer.json()["match_id"]).setup
+        assert new_setup is not None and new_setup.secret is not None
         for feed in (seat_feed, public_feed):
             messages = feed.join()
             assert _types(messages)[-2:] == ["match_ended", "rematch_created"]
@@ -55,6 +57,8 @@ def test_a_feed_open_at_the_end_carries_the_rematch_live_then_ends(
             assert last.data is not None and last.data["match_id"] == answer.json()["match_id"]
             assert last.id == ended_seq + 1
             assert last.data["after"]["status"] == "ended"
+            # no leak: the new match's secret (hidden until its own end) is in no message
+            assert all(new_setup.secret.hex() not in m.raw for m in messages)
 
 
 def test_a_feed_open_at_the_end_gives_up_after_the_rematch_wait(
