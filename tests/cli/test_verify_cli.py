@@ -399,3 +399,45 @@ def test_a_seat_reads_the_banner_without_the_reason(db: Path, ids: dict[str, str
     assert shown.stdout.startswith(f"!! this match does not verify: seq {seq} ")
     assert "(play)" in shown.stdout and "shown to support" in " ".join(shown.stdout.split())
     assert "Basra of 30" not in " ".join(shown.stdout.split())
+
+
+def edit_row(db: Path, match_id: str, seq: int, top: dict[str, Any], event: dict[str, Any]) -> None:
+    """Change stored fields of the event at ``seq`` (its trail ``top``, its ``event`` fields)
+    and leave every chain link as it was."""
+    with sqlite3.connect(db) as connection:
+        (state,) = connection.execute(
+            "SELECT state FROM stored_events WHERE originator_id = ? AND originator_version = ?",
+            (match_id, seq),
+        ).fetchone()
+        stored = json.loads(state)
+        stored.update(top)
+        stored["event"].update(event)
+        connection.execute(
+            "UPDATE stored_events SET state = ? WHERE originator_id = ? AND originator_version = ?",
+            (json.dumps(stored).encode(), match_id, seq),
+        )
+
+
+@pytest.mark.parametrize(
+    ("kind", "top", "event"),
+    [
+        ("card_played", {"at": "2026-11-29T23:59:59.000000Z"}, {}),
+        ("card_played", {"caused_by": "seat:2/token:t2"}, {}),
+        ("card_played", {"request_id": "r-forged"}, {}),
+        ("seat_taken", {}, {"name": "mallory"}),
+        ("seat_taken", {}, {"token_id": "t9"}),
+        ("cards_dealt", {}, {"deal": 9}),
+        ("round_scored", {}, {"carry": 7}),
+        ("match_ended", {}, {"reason": "forfeit"}),
+    ],
+)
+def test_any_stored_field_changed_breaks_the_chain_at_its_seq_before_the_rules(
+    db: Path, ids: dict[str, str], kind: str, top: dict[str, Any], event: dict[str, Any]
+) -> None:
+    # given one stored field of one event changed in the database, the chain left as it was
+    match_id = ids["people"]
+    seq = first(db, match_id, kind)
+    edit_row(db, match_id, seq, top, event)
+    # then verify names that seq as a break of the chain, before it looks at the rules
+    line = diverges_at(db, match_id, seq)
+    assert "\tchain: " in line
