@@ -17,6 +17,7 @@ from pathlib import Path
 
 from app.config import resolve_store
 from app.errors import ConflictError, MatchNotFoundError
+from app.service.chain_heads import ChainHeads
 from app.service.listeners import Listener, Listeners
 from app.service.states import SNAPSHOT_EVERY, MatchStates
 from app.service.turns import Steps, apply, bot_turns, recorded
@@ -93,6 +94,7 @@ class MatchService:
         # None runs no clock (tools without a server).
         self.turn_seconds = turn_seconds
         self.listeners = Listeners()
+        self.heads = ChainHeads()  # the last chain link stored per match (app.service.chain_heads)
 
     @classmethod
     def open(cls, db: Path | None = None, database_url: str | None = None) -> MatchService:
@@ -332,11 +334,18 @@ class MatchService:
     # -- storing a command's outcome ----------------------------------------------------------
 
     def chain_head(self, match_id: str, seq: int) -> str | None:
-        """The chain link of the stored event at ``seq`` (None before seq 1, or unchained)."""
+        """The chain link of the stored event at ``seq`` (None before seq 1, or unchained):
+        the one this process last stored when it is at that seq, else read from the store."""
         if seq <= 0:
             return None
+        known, link = self.heads.get(match_id, seq)
+        if known:
+            return link
         last = self.store.read(match_id, after_seq=seq - 1, upto_seq=seq)
-        return last[0].chain if last else None
+        link = last[0].chain if last else None
+        if last:
+            self.heads.put(match_id, seq, link)
+        return link
 
     def _commit(
         self,
@@ -358,7 +367,10 @@ class MatchService:
             self.store.append(match_id, entries)
         except ConflictError:
             self.states.forget(match_id)
+            self.heads.discard(match_id)
             raise
+        if entries:
+            self.heads.put(match_id, entries[-1].seq, entries[-1].chain)
         self.states.remember(match_id, after, previous=before.events)
         self.listeners.notify(match_id, entries)
         return entries
