@@ -22,7 +22,7 @@ from typing import Any
 
 from app.errors import MatchNotFoundError
 from app.service import MatchService
-from app.service.deadlines import Due, created_at, due_of, fire, open_matches
+from app.service.deadlines import Due, Outcome, created_at, due_of, fire, open_matches
 from app.service.match_service import epoch_ms
 from domain.events import MatchCreated
 from domain.recorded import RecordedEvent
@@ -37,6 +37,9 @@ LockFor = Callable[[str], asyncio.Lock]
 
 EARLY_RETRY_MS = 20
 """When this process's clock says a deadline is not reached yet, look again this much later."""
+
+FIRE_AT_ONCE = 16
+"""The most deadlines one process fires side by side (each its own store transaction)."""
 
 
 class TurnClock:
@@ -176,17 +179,38 @@ class TurnClock:
             heapq.heappush(self._heap, due)
 
     async def _fire_due(self) -> None:
-        """Fire every entry whose time has come, each under its match's lock."""
-        while self._heap and self._heap[0].due_ms <= self._now_ms():
-            due = heapq.heappop(self._heap)
-            if self._current.get(due.match_id) != due:
-                continue  # superseded: the match moved on since this entry was made
-            async with self._lock_for(due.match_id):
-                outcome = await self._call(fire, self.service, due)
+        """Fire every entry whose time has come, several at once, each under its match's lock.
+
+        Many deadlines can fall due together (tables seated at the same moment); each fire is
+        its own transaction, so on PostgreSQL they run side by side on the store's threads (up
+        to ``FIRE_AT_ONCE``) instead of one after the other. A fire that fails is looked at
+        again on the next round."""
+        now = self._now_ms()
+        due: list[Due] = []
+        while self._heap and self._heap[0].due_ms <= now:
+            entry = heapq.heappop(self._heap)
+            if self._current.get(entry.match_id) == entry:
+                due.append(entry)  # else superseded: the match moved on since it was made
+        if not due:
+            return
+        gate = asyncio.Semaphore(FIRE_AT_ONCE)
+
+        async def one(entry: Due) -> Outcome:
+            async with gate, self._lock_for(entry.match_id):
+                outcome: Outcome = await self._call(fire, self.service, entry)
+                return outcome
+
+        outcomes = await asyncio.gather(*(one(entry) for entry in due), return_exceptions=True)
+        for entry, outcome in zip(due, outcomes, strict=True):
+            if isinstance(outcome, BaseException):
+                if isinstance(outcome, asyncio.CancelledError):
+                    raise outcome
+                log.error("the turn clock failed to fire %s: %r", entry.match_id, outcome)
+                outcome = "conflict"  # read the match again below, and retry what is still due
             if outcome == "fired":
                 self.fired += 1
             if outcome == "early":
-                self._put(due.match_id, replace(due, due_ms=self._now_ms() + EARLY_RETRY_MS))
+                self._put(entry.match_id, replace(entry, due_ms=self._now_ms() + EARLY_RETRY_MS))
             else:
-                self._current.pop(due.match_id, None)
-                self._dirty.add(due.match_id)  # look again: what is due after it, if anything
+                self._current.pop(entry.match_id, None)
+                self._dirty.add(entry.match_id)  # look again: what is due after it, if anything
