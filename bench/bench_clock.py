@@ -1,22 +1,27 @@
 """Benchmark of the turn clock (R25): how late deadlines fire on a real ``basra serve``.
 
-500 concurrent 2-seat matches between people, every seat taken, nobody playing: each match
-ends by timeout when its first deadline passes. The lateness of an expiry is the ``at`` of its
-``match_ended`` minus the deadline it fired, read from the store after the run; reported as
-p50/p99 in real milliseconds.
+500 concurrent 2-seat matches between people with 2-second turns (the server's
+``--turn-seconds 2``, on the wall clock), nobody playing: each match ends by timeout when its
+first deadline passes. So that all 500 turns run at once, the tables are recorded into the
+store first, every seat taken at one moment S a little ahead (the recording service's clock
+held at S), so all 500 deadlines are S + 2 s; then ``basra serve`` starts on that store, finds
+the 500 running turns there (as after a restart) and must fire all 500 at once. The lateness
+of an expiry is the ``at`` of its ``match_ended`` minus the deadline it fired, read from the
+store after the run; reported as p50/p99/max in ms.
 
-Second workload, "plays at the deadline": the same tables, and for each one a client that
-plays the seat on turn's first card at a random moment of the last 100 real ms before its
-deadline (give or take the scheduling of this one client process). Counted: plays that landed
-(200) and plays refused (409 ``turn_expired``, or ``conflict`` when the clock's append came
-first), and the lateness of the expiries that fired (after a play that landed, the other
-seat's turn runs out).
+Second workload, "plays at the deadline": the same, and for each table a client that plays
+the seat on turn's first card over HTTP at a random moment of the last 100 ms before its
+deadline (all 500 aimed into the same 100 ms). Counted: plays that landed (200) and plays
+refused (409 ``turn_expired``, or ``conflict`` when the clock's append came first), and the
+lateness of the expiries that fired (after a play that landed, the other seat's 2-second turn
+runs out next).
 
-The rules' shortest turn is 5 s; the server runs with ``BASRA_TEST_CLOCK`` (test mode only) at
-2.5x the wall clock, so a 5-second turn passes in 2 real seconds; recorded lateness is divided
-by the speed to give real time. Only 127.0.0.1 is contacted. Run from the repository root:
+Each workload runs on a fresh SQLite file and, with ``--postgres URL`` (or
+``BASRA_TEST_POSTGRES``), on a fresh schema of that PostgreSQL database (dropped after), one
+server process each, side by side in one run. Only 127.0.0.1 and that database are contacted.
+Run from the repository root:
 
-    .venv/bin/python -m bench.bench_clock [--matches 500]
+    .venv/bin/python -m bench.bench_clock [--matches 500] [--postgres postgresql://...]
 """
 
 from __future__ import annotations
@@ -32,17 +37,31 @@ import subprocess
 import sys
 import tempfile
 import time
+import uuid
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import httpx
 
+from app.api.tokens import issue_token
+from app.config import parse_database_url
 from app.service import MatchService
+from app.store.postgres import drop_schema
 from domain.events import MatchEnded
 from domain.recorded import RecordedEvent
-from domain.times import utc_micros
+from domain.times import utc_micros, utc_text
 
-SPEED = 2.5
-"""The served clock's speed: a 5-second turn (the rules' shortest) in 2 real seconds."""
+TURN_SECONDS = 2
+"""The server's turn time of the benchmark (R25: the server's may be 1-600)."""
+
+SEED_MS_PER_TABLE = 60
+"""Time allowed per table to record it before its turn starts (generous on a loaded machine)."""
+
+SEED_THREADS = 8
+"""Threads recording the tables."""
 
 
 def free_port() -> int:
@@ -52,17 +71,13 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def start_server(db: Path, anchor_ms: int) -> tuple[subprocess.Popen[bytes], str]:
-    """``basra serve`` on the SQLite file ``db`` with 5-second turns on the fast clock."""
+def start_server(store: list[str]) -> tuple[subprocess.Popen[bytes], str]:
+    """``basra serve`` on ``store`` (``--db FILE`` or ``--database-url URL``), 2-second turns."""
     port = free_port()
-    env = os.environ | {
-        "BASRA_TEST_MODE": "1",
-        "BASRA_TEST_CLOCK": f"{anchor_ms}*{SPEED}",
-        "BASRA_RATE_LIMITS": "players=off matches=off",
-    }
+    env = os.environ | {"BASRA_RATE_LIMITS": "players=off matches=off feeds=off"}
     command = [sys.executable, "-m", "cli.main", "serve", "--port", str(port)]
     process = subprocess.Popen(
-        [*command, "--db", str(db), "--turn-seconds", "5"],
+        [*command, *store, "--turn-seconds", str(TURN_SECONDS)],
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
@@ -79,49 +94,68 @@ def start_server(db: Path, anchor_ms: int) -> tuple[subprocess.Popen[bytes], str
     raise SystemExit("basra serve did not start")
 
 
-async def open_table(http: httpx.AsyncClient, url: str) -> tuple[str, list[str]]:
-    """A 2-seat table with both seats taken: (match id, tokens)."""
-    created = await http.post(f"{url}/matches", json={"ruleset": "classic", "seats": 2})
-    match_id = created.json()["match_id"]
+@dataclass(frozen=True)
+class Seeded:
+    """A table recorded with both seats taken: who is on turn, with what, and their token."""
+
+    match_id: str
+    seq: int
+    card: str
+    token: str
+
+
+def seed_tables(service: MatchService, matches: int, at_ms: int) -> list[Seeded]:
+    """``matches`` 2-seat tables of people, every seat taken at ``at_ms`` (the service's clock
+    held there), so every first turn runs from ``at_ms`` for the server's turn time; recorded
+    from several threads (on PostgreSQL each append waits on the database)."""
+    service.clock = lambda: utc_text(at_ms)
+    service.turn_seconds = TURN_SECONDS
+    with ThreadPoolExecutor(SEED_THREADS) as pool:
+        return list(pool.map(lambda _: seed_one(service), range(matches)))
+
+
+def seed_one(service: MatchService) -> Seeded:
+    """One table recorded with both seats taken."""
+    match_id, _ = service.create_match(ruleset="classic", seats=2)
     tokens = []
     for seat in (0, 1):
-        taken = await http.post(f"{url}/matches/{match_id}/seats/{seat}", json={"name": "P"})
-        tokens.append(taken.json()["token"])
-    return match_id, tokens
+        issued = issue_token(match_id, seat)
+        service.take_seat(
+            match_id,
+            seat,
+            f"P{seat}",
+            token_id=issued.token_id,
+            token_hash=issued.token_hash,
+            caused_by=f"seat:{seat}/token:{issued.token_id}",
+        )
+        tokens.append(issued.token)
+    state = service.load(match_id)
+    assert state.turn is not None and state.deadline is not None
+    return Seeded(match_id, state.events, state.hands[state.turn][0], tokens[state.turn])
 
 
-async def play_at_deadline(
-    http: httpx.AsyncClient, url: str, match_id: str, tokens: list[str], anchor_ms: int
-) -> int:
-    """The seat on turn plays at its deadline's real time; the HTTP status."""
-    auth = {"Authorization": f"Bearer {tokens[0]}"}
-    view = (await http.get(f"{url}/matches/{match_id}/view", headers=auth)).json()
-    if view["turn"] is None:
-        return 0  # ended before this client could look (counted apart)
-    token = tokens[view["turn"]]
-    auth = {"Authorization": f"Bearer {token}"}
-    hand = (await http.get(f"{url}/matches/{match_id}/view", headers=auth)).json()["hand"]
-    served_ms = utc_micros(view["deadline"]) / 1000
-    # aimed anywhere from 100 ms before the deadline to the deadline itself (real time)
-    real_ms = anchor_ms + (served_ms - anchor_ms) / SPEED - random.uniform(0, 100)
-    await asyncio.sleep(max(0.0, real_ms / 1000 - time.time()))
+async def play_at_deadline(http: httpx.AsyncClient, url: str, table: Seeded, due_ms: int) -> int:
+    """The seat on turn plays at a random moment of the last 100 ms before ``due_ms``; the
+    HTTP status."""
+    aim_ms = due_ms - random.uniform(0, 100)
+    await asyncio.sleep(max(0.0, aim_ms / 1000 - time.time()))
     response = await http.post(
-        f"{url}/matches/{match_id}/plays",
-        json={"card": hand[0], "seq": view["seq"]},
-        headers=auth,
+        f"{url}/matches/{table.match_id}/plays",
+        json={"card": table.card, "seq": table.seq},
+        headers={"Authorization": f"Bearer {table.token}"},
     )
     return response.status_code
 
 
 def lateness_ms(stream: list[RecordedEvent]) -> float | None:
-    """Real ms between the deadline a timeout fired and its record time, or None."""
+    """Ms between the deadline a timeout fired and its record time, or None."""
     ended = stream[-1]
     if not isinstance(ended.event, MatchEnded) or ended.event.reason != "timeout":
         return None
     for r in reversed(stream[:-1]):
         deadline = getattr(r.event, "deadline", None)
         if isinstance(deadline, str):
-            return (utc_micros(ended.at) - utc_micros(deadline)) / 1000 / SPEED
+            return (utc_micros(ended.at) - utc_micros(deadline)) / 1000
     return None
 
 
@@ -131,51 +165,78 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, max(0, round(q * len(ordered)) - 1))]
 
 
-async def run(matches: int, plays: bool) -> None:
-    """One workload on a fresh server; prints its figures."""
-    with tempfile.TemporaryDirectory() as tmp:
-        db = Path(tmp) / "bench.db"
-        anchor = time.time_ns() // 1_000_000
-        process, url = start_server(db, anchor)
+@contextmanager
+def fresh_store(kind: str, postgres: str | None) -> Iterator[tuple[list[str], MatchService]]:
+    """A fresh SQLite file or PostgreSQL schema: (serve's store options, a reading service)."""
+    if kind == "sqlite":
+        with tempfile.TemporaryDirectory() as tmp:
+            db = Path(tmp) / "bench.db"
+            service = MatchService.open(db)
+            try:
+                yield ["--db", str(db)], service
+            finally:
+                service.close()
+        return
+    assert postgres is not None
+    settings = replace(parse_database_url(postgres), schema=f"bench_{uuid.uuid4().hex[:10]}")
+    url = postgres.split("?")[0] + f"?schema={settings.schema}"
+    service = MatchService.open(database_url=url)
+    try:
+        yield ["--database-url", url], service
+    finally:
+        service.close()
+        drop_schema(settings)
+
+
+async def run(matches: int, plays: bool, kind: str, postgres: str | None) -> None:
+    """One workload on a fresh server and store; prints its figures."""
+    with fresh_store(kind, postgres) as (store, service):
+        # every turn starts at S, far enough ahead to record them all and start the server
+        margin_ms = max(15_000, matches * SEED_MS_PER_TABLE)
+        start_ms = time.time_ns() // 1_000_000 + margin_ms
+        due_ms = start_ms + TURN_SECONDS * 1000
+        tables = await asyncio.to_thread(seed_tables, service, matches, start_ms)
+        process, url = start_server(store)
+        left_ms = start_ms - time.time_ns() // 1_000_000
+        if left_ms < 0:
+            print(f"  (recording and start-up overran S by {-left_ms} ms: turns had begun)")
         try:
-            limits = httpx.Limits(max_connections=50)
-            async with httpx.AsyncClient(timeout=30, limits=limits) as http:
-                gate = asyncio.Semaphore(50)
-
-                async def one() -> tuple[str, int]:
-                    async with gate:
-                        match_id, tokens = await open_table(http, url)
-                    if not plays:
-                        return match_id, 0
-                    return match_id, await play_at_deadline(http, url, match_id, tokens, anchor)
-
-                tables = await asyncio.gather(*(one() for _ in range(matches)))
-                answers = [answer for _, answer in tables]
-                service = MatchService.open(db)
+            limits = httpx.Limits(max_connections=matches)
+            async with httpx.AsyncClient(timeout=60, limits=limits) as http:
+                answers = [0] * matches
+                if plays:
+                    answers = await asyncio.gather(
+                        *(play_at_deadline(http, url, t, due_ms) for t in tables)
+                    )
                 limit = time.monotonic() + 120
-                pending = {m for m, _ in tables}
+                pending = {t.match_id for t in tables}
                 late: list[float] = []
+                spans: list[tuple[int, int]] = []  # (turn started, match ended), epoch us
                 while pending and time.monotonic() < limit:
+                    await asyncio.sleep(0.5)
                     for match_id in list(pending):
                         # after a play that landed, the other seat's turn runs out next
-                        stream = service.events(match_id)
+                        stream = await asyncio.to_thread(service.events, match_id)
                         if isinstance(stream[-1].event, MatchEnded):
                             pending.discard(match_id)
+                            spans.append((start_ms * 1000, utc_micros(stream[-1].at)))
                             value = lateness_ms(stream)
                             if value is not None:
                                 late.append(value)
-                    await asyncio.sleep(0.5)
-                service.close()
         finally:
             process.send_signal(signal.SIGINT)
             process.wait(30)
     name = "plays at the deadline" if plays else "nobody plays"
-    print(f"{name}: {matches} matches, {len(late)} timeouts, {len(pending)} not ended in time")
+    print(f"{kind}, {name}: {matches} matches, {len(late)} timeouts, {len(pending)} not ended")
+    print(
+        f"  every first deadline at S + {TURN_SECONDS} s;"
+        f" at most {most_at_once(spans)} matches had a turn running at once"
+    )
     if plays:
         landed = answers.count(200)
         refused = sum(1 for a in answers if a == 409)
         other = len(answers) - landed - refused
-        print(f"  plays landed {landed}, refused 409 {refused}, not tried or other {other}")
+        print(f"  plays landed {landed}, refused 409 {refused}, other {other}")
     if late:
         print(
             f"  lateness p50 {statistics.median(late):.0f} ms, p99 {percentile(late, 0.99):.0f} ms,"
@@ -183,13 +244,26 @@ async def run(matches: int, plays: bool) -> None:
         )
 
 
+def most_at_once(spans: list[tuple[int, int]]) -> int:
+    """The most (start, end) spans that overlap at one moment."""
+    moments = sorted([(start, 1) for start, _ in spans] + [(end, -1) for _, end in spans])
+    running = most = 0
+    for _, step in moments:
+        running += step
+        most = max(most, running)
+    return most
+
+
 def main() -> None:
-    """Both workloads, one after the other."""
+    """Both workloads on SQLite, then on PostgreSQL when a database is given."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--matches", type=int, default=500)
+    parser.add_argument("--postgres", default=os.environ.get("BASRA_TEST_POSTGRES"))
     args = parser.parse_args()
-    asyncio.run(run(args.matches, plays=False))
-    asyncio.run(run(args.matches, plays=True))
+    kinds = ["sqlite"] + (["postgres"] if args.postgres else [])
+    for kind in kinds:
+        for plays in (False, True):
+            asyncio.run(run(args.matches, plays, kind, args.postgres))
 
 
 if __name__ == "__main__":
