@@ -200,3 +200,31 @@ def test_receipts_of_another_match_or_malformed_are_refused(tmp_path: Path) -> N
         result = basra("verify", name, "--receipts", str(path), "--db", db)
         assert result.exit_code == 1
         assert result.stderr.startswith("error: receipt line 1: ") and reason in result.stderr
+
+
+def test_a_file_without_a_chain_imports_as_unchained(tmp_path: Path) -> None:
+    # given a golden file with every chain and sealed field taken out (as an older export)
+    lines = [
+        {k: v for k, v in line.items() if k not in ("chain", "sealed")}
+        for line in _lines("golden-jordanian-4")
+    ]
+    plain = _write(tmp_path / "plain.jsonl", lines)
+    db = str(tmp_path / "basra.db")
+    # when it is imported and verified, and checked alone
+    imported = basra("import", str(plain), "--id", "plain", "--db", db)
+    verified = basra("verify", "plain", "--db", db)
+    code, result = checker(str(plain))
+    # then it is stored and verifies, said to have no chain, and the checker agrees
+    assert imported.exit_code == 0, imported.stderr
+    assert verified.exit_code == 0 and "no chain" in verified.stdout, verified.stdout
+    assert code == 0 and result["chained"] is False
+
+
+def test_a_file_chained_on_some_lines_only_is_refused(tmp_path: Path) -> None:
+    lines = _lines("golden-classic-2")
+    del lines[6]["chain"]
+    forged = _write(tmp_path / "partial.jsonl", lines)
+    imported = basra("import", str(forged), "--db", str(tmp_path / "basra.db"))
+    code, result = checker(str(forged))
+    assert imported.exit_code == 1 and "line 7: seq 6: the chain breaks" in imported.stderr
+    assert code == 1 and (result["seq"], result["kind"]) == (6, "chain")

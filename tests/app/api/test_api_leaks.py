@@ -133,6 +133,11 @@ def _play_through(table: Table, seats: int) -> None:
             # The analysis would tell of unseen cards: support's alone until the end.
             refused = table.get(seat, "/analysis")
             assert refused.status_code == 403, refused.text
+        if turns % 25 == 13:
+            # So would a verification's explanation: support's alone until the end too; the
+            # receipts (after.chain) every body carries are blinded (tests/domain/test_chain.py).
+            refused = table.get(seat, "/verification")
+            assert refused.status_code == 403, refused.text
         response = table.post(seat, "/plays", {"card": card})
         assert response.status_code == 200, response.text
         turns += 1
