@@ -4,23 +4,31 @@ from __future__ import annotations
 
 from litestar import Controller, get, post
 
-from app.api.auth import AnyRequest, authenticate, record_support_access
+from app.api.auth import AnyRequest, Principal, authenticate, record_support_access
 from app.api.bodies import read_body
 from app.api.docs import OPTIONAL_SECURITY, errors, json_body
 from app.api.params import MatchIdPath, Runtime
-from app.api.verification import VerificationRequest, verification
+from app.api.verification import ReceiptBody, VerificationRequest, verification
 from replays.verification import Verification
 
 
-async def _support(runtime: Runtime, request: AnyRequest, match_id: str) -> bool | None:
-    """None for an anonymous caller, else whether the caller is support."""
+async def _caller(runtime: Runtime, request: AnyRequest, match_id: str) -> Principal | None:
+    """None for an anonymous caller, else the authenticated seat or support."""
     authorization = request.headers.get("authorization")
     if authorization is None:
         return None
-    who = await authenticate(runtime, authorization, match_id)
-    if who.is_support:
+    return await authenticate(runtime, authorization, match_id)
+
+
+async def _answer(
+    runtime: Runtime, who: Principal | None, match_id: str, receipts: list[ReceiptBody] | None
+) -> Verification:
+    """The verification, support's access recorded once it is ready and before it is sent."""
+    support = None if who is None else who.is_support
+    result = await runtime.offload(verification, runtime.service, match_id, support, receipts)
+    if who is not None and who.is_support:
         await record_support_access(runtime, who, "verification")
-    return who.is_support
+    return result
 
 
 class VerificationController(Controller):
@@ -36,8 +44,7 @@ class VerificationController(Controller):
         self, request: AnyRequest, runtime: Runtime, match_id: MatchIdPath
     ) -> Verification:
         """What ``basra verify`` says: ``ok``, ``chain`` and the first ``divergence`` if any."""
-        support = await _support(runtime, request, match_id)
-        return await runtime.offload(verification, runtime.service, match_id, support)
+        return await _answer(runtime, await _caller(runtime, request, match_id), match_id, None)
 
     @post(
         "/",
@@ -50,8 +57,6 @@ class VerificationController(Controller):
     ) -> Verification:
         """The same, checking the receipts a client kept: a ``receipt`` divergence names the
         first one the stored stream contradicts."""
-        support = await _support(runtime, request, match_id)
+        who = await _caller(runtime, request, match_id)
         body = await read_body(request, VerificationRequest)
-        return await runtime.offload(
-            verification, runtime.service, match_id, support, body.receipts
-        )
+        return await _answer(runtime, who, match_id, body.receipts)

@@ -39,6 +39,9 @@ def test_before_the_end_only_support_verifies(api: Api, client: TestClient[Lites
     assert support.status_code == 200, support.text
     body = support.json()
     assert (body["ok"], body["chain"], body["divergence"]) == (True, "chained", None)
+    # and support's look is recorded in the access log
+    access = client.app.state.runtime.access.access_log(match_id=match_id)
+    assert [record.what for record in access] == ["verification"]
 
 
 def test_after_the_end_anyone_verifies_and_receipts_are_found(
