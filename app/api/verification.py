@@ -24,6 +24,10 @@ class ReceiptBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
         str,
         msgspec.Meta(pattern="^[0-9a-f]{64}$", description="the chain link after that seq"),
     ]
+    match_id: Annotated[
+        str | None,
+        msgspec.Meta(description="the match it was given in, as a receipt line may keep it"),
+    ] = None
 
 
 class VerificationRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -49,5 +53,6 @@ def verification(
         raise SupportOnlyError("only support may verify a match before it has ended")
     checked: list[Receipt] = []
     if receipts:
+        # A receipt naming another match is refused (422 invalid_receipts).
         checked = parse_receipts(msgspec.to_builtins(receipts), match_id)
     return verify_stream(match_id, events, checked)

@@ -90,11 +90,13 @@ def test_bad_receipts_are_refused(api: Api, client: TestClient[Litestar]) -> Non
         ({"receipts": [{"seq": "1", "chain": "ab" * 32}]}, 422, "wrong_type"),
         ({"receipts": [{"seq": 1}]}, 422, "wrong_type"),
     ]
+    other = {"receipts": [{"seq": 1, "chain": "ab" * 32, "match_id": "m-else"}]}
+    cases.append((other, 422, "invalid_receipts"))
     # then each is refused with the precise code, naming the field
     for body, status, code in cases:
         response = client.post(url, json=body)
         assert (response.status_code, response.json()["error"]["code"]) == (status, code), body
-        assert "receipts" in response.json()["error"]["message"], body
+        assert "receipt" in response.json()["error"]["message"], body
 
 
 def test_a_stored_event_changed_is_caught_at_its_seq(
