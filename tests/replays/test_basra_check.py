@@ -15,7 +15,10 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner, Result
 
+from app.service import MatchService
 from cli.main import app
+from domain.fairness import secret_from_text_seed
+from domain.views import seat_view
 from tests.replays.streams import GOLDEN, GOLDEN_NAMES
 
 CHECKER = Path(__file__).parent.parent.parent / "tools" / "basra_check.py"
@@ -228,3 +231,36 @@ def test_a_file_chained_on_some_lines_only_is_refused(tmp_path: Path) -> None:
     code, result = checker(str(forged))
     assert imported.exit_code == 1 and "line 7: seq 6: the chain breaks" in imported.stderr
     assert code == 1 and (result["seq"], result["kind"]) == (6, "chain")
+
+
+def test_a_support_export_before_the_end_keeps_its_chain_unchecked(tmp_path: Path) -> None:
+    # given a match between two people still being played, exported for support (no seed)
+    source = tmp_path / "source.db"
+    service = MatchService.open(source)
+    try:
+        service.create_match(
+            ruleset="classic", seats=2, secret=secret_from_text_seed("mid"), match_id="m-mid"
+        )
+        for seat in (0, 1):
+            service.take_seat("m-mid", seat, f"p{seat}", caused_by=f"seat:{seat}/token:t{seat}")
+        for _ in range(3):
+            state = service.load("m-mid")
+            assert state.turn is not None
+            card = seat_view(state, state.turn).hand[0]
+            service.play_card("m-mid", state.turn, card, caused_by=f"seat:{state.turn}/token:t")
+    finally:
+        service.close()
+    exported = basra("export", "m-mid", "--db", str(source))
+    assert exported.exit_code == 0
+    file = tmp_path / "mid.jsonl"
+    file.write_text(exported.stdout)
+    # when it is imported and verified, and given to the checker
+    db = str(tmp_path / "copy.db")
+    imported = basra("import", str(file), "--id", "m-copy", "--db", db)
+    verified = basra("verify", "m-copy", "--db", db)
+    code, result = checker(str(file))
+    # then it is kept, its links as the file had them, said to be unchecked (no secret yet)
+    assert imported.exit_code == 0, imported.stderr
+    assert verified.exit_code == 0 and "chain unchecked" in verified.stdout, verified.stdout
+    assert '"chain":' in file.read_text().splitlines()[1]
+    assert code == 1 and result["kind"] == "file" and "not revealed" in result["why"]
