@@ -69,8 +69,18 @@ def tap_again(page: Any, card: str, *, on_floor: bool = False) -> None:
         page.locator("[data-testid=floor]").click()
     else:
         page.locator(f"[data-testid=hand] [data-card='{card}']").click()
-    page.wait_for_function(
-        "card => !document.querySelector(`[data-testid=hand] [data-card='${card}']`)"
-        " || !document.querySelector('[data-testid=result]').hidden",
-        arg=card,
-    )
+    try:
+        page.wait_for_function(
+            "card => !document.querySelector(`[data-testid=hand] [data-card='${card}']`)"
+            " || !document.querySelector('[data-testid=result]').hidden",
+            arg=card,
+        )
+    except Exception as error:
+        state = page.evaluate(
+            "() => [document.querySelector('#error').textContent,"
+            " document.querySelector('[data-testid=banner]').outerHTML,"
+            " document.querySelector('#preview').textContent,"
+            " document.querySelector('[data-testid=hand]').outerHTML,"
+            " performance.getEntriesByType('resource').slice(-8).map(e => e.name)]"
+        )
+        raise AssertionError(f"{card} was not played: {state}") from error

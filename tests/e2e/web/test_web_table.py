@@ -114,7 +114,7 @@ def _my_turn(page: Any) -> bool:
 
 
 def _ended(page: Any) -> bool:
-    return page.locator("[data-testid=result]").is_visible()
+    return bool(page.locator("[data-testid=result]").is_visible())
 
 
 def test_two_partners_at_a_four_seat_table_in_two_browsers(new_page: Any, server: str) -> None:
