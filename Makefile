@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint typecheck bench clean
+.PHONY: run simulate test lint typecheck bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -14,8 +14,12 @@ $(STAMP): pyproject.toml
 
 venv: $(STAMP)
 
-# The main job on the embedded default: bot matches recorded in a SQLite file.
+# The main job on the embedded default: the server, its lobby at http://127.0.0.1:8000/.
 run: $(STAMP)
+	$(BIN)/basra serve --port 8000
+
+# Bot matches recorded in the same SQLite file (./basra.db).
+simulate: $(STAMP)
 	$(BIN)/basra simulate --ruleset classic --seats 2 --bots easy --matches 3 --seed demo
 
 test: $(STAMP)

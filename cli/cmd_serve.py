@@ -180,5 +180,6 @@ def serve(
         )
         echo_err(access)
         echo_err(clock)
+        echo_err(f"lobby: http://{host}:{port}/ (the web table and the replay viewer, docs/web.md)")
 
     serve_until_stopped(options, announce)
