@@ -202,20 +202,31 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--timing", type=int, default=0, help="only time decisions: this many matches per setting"
     )
+    parser.add_argument(
+        "--self-budget",
+        type=int,
+        default=0,
+        help="only the strong bot at this budget against itself at half of it, Classic 2 seats",
+    )
+    parser.add_argument("--pairs", type=int, default=100, help="seeds for --self-budget")
     args = parser.parse_args(argv)
+    settings: tuple[Setting, ...] = SETTINGS
+    if args.self_budget:
+        name = f"classic-2 at {args.self_budget} vs itself at {args.self_budget // 2}"
+        settings = (Setting(name, "classic", 2, args.pairs, args.self_budget, "strong"),)
     if args.timing:
         print(timing(args.timing))
         return
     started = time.perf_counter()
-    pairs = {s.name: max(1, int(s.pairs * args.scale)) for s in SETTINGS}
+    pairs = {s.name: max(1, int(s.pairs * args.scale)) for s in settings}
     jobs = [
         (setting, k, side)
         for k in range(max(pairs.values()))
-        for setting in SETTINGS
+        for setting in settings
         if k < pairs[setting.name]
         for side in (0, 1)
     ]
-    results: dict[str, list[dict[str, object]]] = {s.name: [] for s in SETTINGS}
+    results: dict[str, list[dict[str, object]]] = {s.name: [] for s in settings}
     rows: list[dict[str, object]] = []
     with ProcessPoolExecutor(max_workers=min(2, args.workers)) as pool:
         for done, ((setting, _, _), result) in enumerate(
@@ -223,7 +234,7 @@ def main(argv: list[str] | None = None) -> None:
         ):
             results[setting.name].append(result)
             if done % 20 == 0 or done == len(jobs):
-                rows = [summary(s, results[s.name]) for s in SETTINGS if results[s.name]]
+                rows = [summary(s, results[s.name]) for s in settings if results[s.name]]
                 if args.out:
                     elapsed = time.perf_counter() - started
                     with open(args.out, "w") as f:

@@ -109,6 +109,12 @@ def view_of(row: Row) -> MatchSummaryView:
     return msgspec.convert(fields, MatchSummaryView)
 
 
+def _kind_at(event: MatchCreated, seat: int) -> str:
+    """The kind of the bot at ``seat``: its own where the match names one (``bot_kinds``)."""
+    kinds = event.bot_kinds if isinstance(event.bot_kinds, dict) else {}
+    return kinds.get(str(seat), event.bot_kind)
+
+
 def blank_row(match_id: str) -> Row:
     """A row for a match whose first event has not been applied (or could not be read)."""
     return {
@@ -164,7 +170,7 @@ def apply_entry(row: Row, entry: LogEntry, decode: Callable[[LogEntry], Recorded
                 target=event.target,
                 status="waiting",
                 players=[
-                    bot_name(event.bot_kind) if s in event.bots else None
+                    bot_name(_kind_at(event, s)) if s in event.bots else None
                     for s in range(event.seats)
                 ],
                 bots=list(event.bots),

@@ -24,6 +24,10 @@ def test_a_strong_and_an_easy_bot_by_seat_reply_to_a_person(
         seed="strong-api",
     )
     match_id = created["match_id"]
+    # the lobby names each bot seat by its own kind
+    lobby = client.get("/matches", params={"status": "waiting"}).json()["matches"]
+    [table] = [t for t in lobby if t["match_id"] == match_id]
+    assert [p["name"] for p in table["players"]][1:] == ["strong bot", "strong bot", "easy bot"]
     token = api.sit(match_id, 0)
     # when the person plays a few cards and the bots reply
     for _ in range(3):
