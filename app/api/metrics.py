@@ -41,6 +41,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, Final
 
+import anyio
+import anyio.to_thread
 from litestar import Response, get
 from litestar.enums import ScopeType
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
@@ -75,6 +77,9 @@ LATENCY_BUCKETS: Final = (
 
 LATENESS_BUCKETS: Final = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
 """Seconds after a deadline: the clock wakes at it, then waits for the match's lock."""
+
+LAG_SECONDS: Final = 2.0
+"""How long a scrape waits for the store to measure the read models' lag."""
 
 COMMANDS: Final = Counter(
     "basra_commands", "Commands through the service, by kind and outcome.", ["kind", "outcome"]
@@ -204,10 +209,17 @@ def readmodel_lag(service: MatchService) -> int:
 async def metrics(runtime: Runtime) -> Response[bytes]:
     """The Prometheus text format; the read models' lag is measured as it is asked for."""
     try:
-        READMODEL_LAG.set(await runtime.offload(readmodel_lag, runtime.service))
-    except Exception as error:  # the store may be down: the rest of the metrics still answer
+        # A store that is down can take tens of seconds to refuse (docs/deploy.md): the scrape
+        # answers without the lag rather than wait for it.
+        with anyio.move_on_after(LAG_SECONDS):
+            lag = await anyio.to_thread.run_sync(
+                readmodel_lag, runtime.service, abandon_on_cancel=True
+            )
+            READMODEL_LAG.set(lag)
+    except Exception as error:  # the store is down: the rest of the metrics still answer
         log.warning("metrics: read-model lag not measured: %r", error)
-    body = await runtime.offload(generate_latest, registry())
+    # not on the store's threads: those may all be waiting on a store that is down
+    body = await anyio.to_thread.run_sync(generate_latest, registry())
     return Response(body, media_type=CONTENT_TYPE_LATEST)
 
 

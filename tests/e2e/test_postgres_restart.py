@@ -107,6 +107,7 @@ def test_a_postgresql_restart_under_load_fails_cleanly_and_loses_nothing(tmp_pat
                 cluster.stop()
                 wait_until(lambda: len(load.failures) >= 3, "requests refused while down", 60)
                 ready_while_down = httpx.get(f"{url}/ready", timeout=120)
+                metrics_while_down = httpx.get(f"{url}/metrics", timeout=30)
                 cluster.start()
                 after_restart = load.count()
 
@@ -120,6 +121,7 @@ def test_a_postgresql_restart_under_load_fails_cleanly_and_loses_nothing(tmp_pat
 
         # every refusal was a clean 503 store_unavailable, and readiness said so
         assert ready_while_down.status_code == 503
+        assert metrics_while_down.status_code == 200  # operators still see what happens
         assert load.failures and set(load.failures) == {(503, "store_unavailable")}
         assert max(load.waits) < 90  # eventsourcing retries a call 10 times (docs/deploy.md)
         # and every acknowledged play is in its stream
