@@ -22,7 +22,7 @@ from cli.common import (
     handles_errors,
 )
 from cli.reading import VerifyResult, named_events, replay_step, verify_line, verify_one
-from cli.shell import dump_json, echo_err, opened, reading, viewer_of
+from cli.shell import InvalidOptionError, dump_json, echo_err, opened, reading, viewer_of
 from domain.events import MatchCreated
 from replays.analysis import strong_picks_checked
 from replays.cursor import MatchCursor, Viewer
@@ -204,11 +204,11 @@ def verify(
     receipt the stored stream contradicts). Exits 0 only when every match is clean.
     """
     if (match_id is None) == (not all_matches):
-        raise ValueError("give a MATCH_ID or --all (not both)")
+        raise InvalidOptionError("give a MATCH_ID or --all (not both)")
     receipts: list[Receipt] = []
     if receipts_file is not None:
         if match_id is None:
-            raise ValueError("--receipts checks one MATCH_ID, not --all")
+            raise InvalidOptionError("--receipts checks one MATCH_ID, not --all")
         receipts = parse_receipts(receipts_file.read_bytes(), match_id)
     started = time.perf_counter()
     results: list[VerifyResult] = []

@@ -276,16 +276,17 @@ def test_json_reports_the_divergence(db: Path, ids: dict[str, str]) -> None:
 
 
 @pytest.mark.parametrize(
-    ("args", "message"),
+    ("args", "message", "code"),
     [
-        (["verify"], "give a MATCH_ID or --all"),
-        (["verify", "x", "--all"], "give a MATCH_ID or --all"),
-        (["verify", "no-such"], "no match 'no-such'"),
+        # neither an id nor --all, or both: the command line cannot be run (usage, exit 2)
+        (["verify"], "give a MATCH_ID or --all", 2),
+        (["verify", "x", "--all"], "give a MATCH_ID or --all", 2),
+        (["verify", "no-such"], "no match 'no-such'", 1),
     ],
 )
-def test_usage_errors_are_one_line(db: Path, args: list[str], message: str) -> None:
+def test_usage_errors_are_one_line(db: Path, args: list[str], message: str, code: int) -> None:
     result = run(*args, "--db", str(db))
-    assert result.exit_code == 1
+    assert result.exit_code == code
     assert result.stderr.startswith(f"error: {message}") and result.stderr.count("\n") == 1
 
 
