@@ -37,7 +37,7 @@ from domain.events import CardPlayed, MatchCreated, MatchEnded, SeatTaken
 from domain.ratings import NEW_PLAYER, Rating, days_between, idle, rate_match
 from domain.results import SCORE, FinishedMatch, seat_results
 
-SCHEMA_VERSION: Final = "1"
+SCHEMA_VERSION: Final = "2"
 """Bumped when the results tables change shape; an older file is rebuilt."""
 
 PROJECTION: Final = "results"
@@ -74,8 +74,8 @@ CREATE INDEX IF NOT EXISTS results_by_player ON results (player_id, position);
 CREATE TABLE IF NOT EXISTS profiles (
     player_id TEXT PRIMARY KEY, points INTEGER, wins INTEGER, draws INTEGER, losses INTEGER,
     rating REAL, rd REAL, volatility REAL, rated_matches INTEGER, last_rated TEXT,
-    provisional INTEGER);
-CREATE INDEX IF NOT EXISTS ladder ON profiles (provisional, rating DESC, player_id)
+    provisional INTEGER, sort_rating REAL);
+CREATE INDEX IF NOT EXISTS ladder ON profiles (provisional, sort_rating, player_id)
     WHERE rated_matches > 0;
 """
 
@@ -180,6 +180,7 @@ class Results:
         # A cache rebuilt from the log: a lost commit is re-read, its position rolls back with it.
         self.db.execute("PRAGMA synchronous=NORMAL")
         self._lock = threading.RLock()
+        self._checked = False  # which store and schema the file follows: checked once
         with self._lock:
             self.db.executescript(_SCHEMA)
 
@@ -206,7 +207,9 @@ class Results:
         """Apply every needed log entry after the tracked position; returns how many."""
         applied = 0
         with self._lock:
-            self._check_source()
+            if not self._checked:
+                self._check_source()
+                self._checked = True
             while True:
                 count, position, done = self._apply_batch(after_entry)
                 applied += count
@@ -221,6 +224,7 @@ class Results:
             self._drop_tables()
         with self._lock:
             self.db.executescript(_SCHEMA)
+            self._checked = False  # the dropped meta is written again first
         return self.catch_up(progress=progress)
 
     def position(self) -> int:
@@ -242,17 +246,15 @@ class Results:
 
     def ladder(self, *, limit: int, after: LadderKey | None = None) -> list[Profile]:
         """Rated players: the settled ones by rating, then the provisional ones by rating."""
+        # ``sort_rating`` is minus the rating, so one ascending index range serves every page.
         where = "rated_matches > 0"
         params: list[Any] = []
         if after is not None:
-            where += (
-                " AND (provisional > ? OR (provisional = ? AND"
-                " (rating < ? OR (rating = ? AND player_id > ?))))"
-            )
-            params = [after[0], after[0], after[1], after[1], after[2]]
+            where += " AND (provisional, sort_rating, player_id) > (?, ?, ?)"
+            params = [after[0], -after[1], after[2]]
         query = (
             f"SELECT * FROM profiles INDEXED BY ladder WHERE {where}"
-            " ORDER BY provisional, rating DESC, player_id LIMIT ?"
+            " ORDER BY provisional, sort_rating, player_id LIMIT ?"
         )
         with self._lock:
             rows = self.db.execute(query, [*params, limit]).fetchall()
@@ -540,7 +542,7 @@ class _Batch:
             self.results,
         )
         self.db.executemany(
-            "INSERT OR REPLACE INTO profiles VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT OR REPLACE INTO profiles VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [
                 (
                     p.player_id,
@@ -554,6 +556,7 @@ class _Batch:
                     p.rated_matches,
                     p.last_rated,
                     int(p.provisional),
+                    -p.rating,
                 )
                 for p in self.profiles.values()
             ],
@@ -577,6 +580,7 @@ def _rating(profile: Profile) -> Rating:
 def _profile(row: sqlite3.Row) -> Profile:
     fields = dict(row)
     fields.pop("provisional", None)
+    fields.pop("sort_rating", None)
     return msgspec.convert(fields, Profile)
 
 
