@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import hashlib
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 from urllib.parse import parse_qsl, unquote, urlsplit
+
+import msgspec
 
 DEFAULT_DB_FILE = "basra.db"
 """The embedded store's file in the current directory when nothing else is given."""
@@ -33,8 +33,7 @@ StoreKind = Literal["memory", "sqlite", "postgres"]
 """The three stores the same code runs on."""
 
 
-@dataclass(frozen=True)
-class PostgresSettings:
+class PostgresSettings(msgspec.Struct, frozen=True):
     """Where the PostgreSQL store lives; ``schema`` holds its tables."""
 
     dbname: str
@@ -61,8 +60,7 @@ class PostgresSettings:
         return f"postgresql://{where} schema {self.schema}"
 
 
-@dataclass(frozen=True)
-class StoreConfig:
+class StoreConfig(msgspec.Struct, frozen=True):
     """The resolved choice of store."""
 
     kind: StoreKind
@@ -170,5 +168,7 @@ def readmodel_path(config: StoreConfig, environ: Mapping[str, str] | None = None
         path = config.sqlite_path
         return path.with_name(f"{path.stem}.readmodels.sqlite3")
     cache = Path(env.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "basra"
+    import hashlib  # only a PostgreSQL store's cache file is named by a digest
+
     digest = hashlib.sha256(config.identity().encode()).hexdigest()[:12]
     return cache / f"readmodels-{digest}.sqlite3"

@@ -21,7 +21,7 @@ from cli.common import (
     app,
     handles_errors,
 )
-from cli.reading import VerifyResult, named_events, replay_step, verify_line, verify_one
+from cli.reading import named_events, replay_step, verify_line, verify_one
 from cli.shell import InvalidOptionError, dump_json, echo_err, opened, reading, viewer_of
 from domain.events import MatchCreated
 from replays.analysis import strong_picks_checked
@@ -30,7 +30,7 @@ from replays.dispute import dispute_log, render_log
 from replays.importing import imported_stream
 from replays.replay_reader import load_replay
 from replays.session import Session
-from replays.verification import Receipt, parse_receipts
+from replays.verification import Receipt, Verification, parse_receipts
 
 CLEAR_SCREEN = "\x1b[H\x1b[2J"
 """Home the cursor and clear the terminal before each frame."""
@@ -211,7 +211,7 @@ def verify(
             raise InvalidOptionError("--receipts checks one MATCH_ID, not --all")
         receipts = parse_receipts(receipts_file.read_bytes(), match_id)
     started = time.perf_counter()
-    results: list[VerifyResult] = []
+    results: list[Verification] = []
     with reading(db) as streams:
         ids = streams.match_ids() if all_matches else [match_id or ""]
         with typer.progressbar(

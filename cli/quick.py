@@ -12,6 +12,7 @@ typer's own. Both paths run the same functions of cli.reading and print the same
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any, Literal, NamedTuple
 
@@ -107,6 +108,7 @@ def answer(argv: list[str]) -> int | None:
     if parsed is None:
         return None
     command, given = parsed
+    load_msgspec_alone()
     from cli.shell import report
 
     try:
@@ -116,6 +118,24 @@ def answer(argv: list[str]) -> int | None:
         if code is None:
             raise
         return code
+
+
+def load_msgspec_alone() -> None:
+    """Import msgspec without letting it import typing_extensions (a third of its start-up).
+
+    msgspec imports typing_extensions, when it is installed, only to read the type hints of
+    TypedDicts and dataclasses and its ``Required``/``NotRequired``; on Python 3.11 and later
+    typing has the same (``typing_extensions`` re-exports them), and these commands decode and
+    encode msgspec Structs alone. typing_extensions stays importable afterwards: only this
+    import of msgspec goes without it (docs/architecture.md, L-list; docs/performance.md).
+    """
+    if "msgspec" in sys.modules or "typing_extensions" in sys.modules:
+        return
+    sys.modules["typing_extensions"] = None  # type: ignore[assignment]  # import fails at once
+    try:
+        import msgspec  # noqa: F401
+    finally:
+        del sys.modules["typing_extensions"]
 
 
 def _run(command: str, given: dict[str, Any]) -> int | None:

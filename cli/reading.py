@@ -16,13 +16,14 @@ import msgspec
 
 from cli.shell import Streams, checked_status, dump_json, echo_err, opened, reading, viewer_of
 from replays.divergence import Divergence
-from replays.verification import Receipt, Verification, verify_stream
 
 if TYPE_CHECKING:
     from app.readmodels.matches import MatchSummaryView
     from app.readmodels.models import ReadModels
     from app.service import MatchService
     from domain.recorded import RecordedEvent
+    from replays.verification import Receipt
+    from replays.verification import Verification as VerifyResult
 
 HEADER = (
     "MATCH",
@@ -239,9 +240,6 @@ def replay_step(
         sys.stdout.write(render_frame(position, divergence))
 
 
-VerifyResult = Verification
-"""One match's verification, as ``--json`` prints it (replays.verification)."""
-
 _CHAIN_WORDS: Final = {
     "chained": "chain checked",
     "unchained": "no chain (recorded before it, or imported without one)",
@@ -253,12 +251,13 @@ def verify_one(streams: Streams, match_id: str, receipts: Sequence[Receipt] = ()
     """Verify one stored match: its chain, ``receipts``, then the rules; a stored event that
     cannot be read is a divergence."""
     from app.errors import CorruptEventError
+    from replays.verification import Verification, verify_stream  # the chain and the rules
 
     try:
         events = streams.events(match_id)
     except CorruptEventError as error:
         divergence = Divergence(seq=error.seq, kind="corrupt", explanation=error.message)
-        return VerifyResult(
+        return Verification(
             match_id=match_id,
             ok=False,
             events=0,

@@ -10,9 +10,9 @@ from __future__ import annotations
 import os
 import uuid
 from collections.abc import Callable, Iterator
-from dataclasses import replace
 from pathlib import Path
 
+import msgspec
 import pytest
 
 from app.config import PostgresSettings, StoreConfig, parse_database_url
@@ -42,7 +42,7 @@ def postgres_settings() -> Iterator[PostgresSettings]:
     if not POSTGRES_DSN:
         pytest.skip("BASRA_TEST_POSTGRES is not set")
     schema = f"basra_test_{os.getpid()}_{uuid.uuid4().hex[:10]}"
-    settings = replace(parse_database_url(POSTGRES_DSN), schema=schema)
+    settings = msgspec.structs.replace(parse_database_url(POSTGRES_DSN), schema=schema)
     yield settings
     drop_schema(settings)
 

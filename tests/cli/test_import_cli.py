@@ -7,9 +7,9 @@ import os
 import re
 import uuid
 from collections.abc import Iterator
-from dataclasses import replace
 from pathlib import Path
 
+import msgspec
 import pytest
 from typer.testing import CliRunner, Result
 
@@ -179,7 +179,9 @@ def postgres_url() -> Iterator[str]:
         pytest.skip("BASRA_TEST_POSTGRES is not set")
     from app.store.postgres import drop_schema
 
-    settings = replace(parse_database_url(dsn), schema=f"basra_replay_{uuid.uuid4().hex[:12]}")
+    settings = msgspec.structs.replace(
+        parse_database_url(dsn), schema=f"basra_replay_{uuid.uuid4().hex[:12]}"
+    )
     auth = settings.user + (f":{settings.password}" if settings.password else "")
     yield (
         f"postgresql://{auth}@{settings.host}:{settings.port}/{settings.dbname}"

@@ -180,7 +180,16 @@ def test_the_forms_are_the_typer_commands_parameters() -> None:
         assert tuple(arguments) == form.arguments
 
 
-HEAVY = ("typer", "click", "pydantic", "eventsourcing", "litestar", "sqlite_utils", "rich")
+HEAVY = (
+    "typer",
+    "click",
+    "pydantic",
+    "eventsourcing",
+    "litestar",
+    "sqlite_utils",
+    "rich",
+    "typing_extensions",
+)
 """Libraries the read commands must not load on a SQLite store (docs/performance.md)."""
 
 PROBE = (
@@ -215,9 +224,32 @@ def test_a_read_command_loads_none_of_the_heavy_libraries(
         env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(Path(__file__).parents[2])},
         check=False,
     )
-    # then it answered, and none of typer, pydantic, eventsourcing, litestar or sqlite-utils
-    # was imported
+    # then it answered, and none of typer, pydantic, eventsourcing, litestar, sqlite-utils or
+    # typing_extensions (which msgspec would load) was imported
     assert done.returncode == 0, done.stderr
     loaded = set(done.stderr.split("\n")[-2].split())
     assert "cli" in loaded and "msgspec" in loaded
     assert loaded.isdisjoint(HEAVY), sorted(loaded & set(HEAVY))
+
+
+def test_a_declined_matches_runs_typer_in_the_same_process(tmp_path: Path) -> None:
+    # given a store whose read models have entries to fold, so the quick start reads the
+    # command line, loads msgspec without typing_extensions, then leaves it to typer
+    db = str(tmp_path / "basra.db")
+    assert full(["simulate", *SIM, "a", "--db", db])[0] == 0
+    assert full(["matches", "--db", db])[0] == 0
+    assert full(["simulate", *SIM, "b", "--db", db])[0] == 0
+    # when `basra matches` runs as a fresh process
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, "matches", "--db", db],
+        capture_output=True,
+        text=True,
+        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(Path(__file__).parents[2])},
+        check=False,
+    )
+    # then typer (which imports typing_extensions itself) answered as it does in process
+    assert done.returncode == 0, done.stderr
+    assert "typing_extensions" in done.stderr.split("\n")[-2].split()
+    code, out, _ = full(["matches", "--db", db])
+    assert code == 0
+    assert done.stdout.encode() == out
