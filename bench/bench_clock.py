@@ -41,10 +41,11 @@ import uuid
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
+import msgspec
 
 from app.api.tokens import issue_token
 from app.config import parse_database_url
@@ -178,7 +179,9 @@ def fresh_store(kind: str, postgres: str | None) -> Iterator[tuple[list[str], Ma
                 service.close()
         return
     assert postgres is not None
-    settings = replace(parse_database_url(postgres), schema=f"bench_{uuid.uuid4().hex[:10]}")
+    settings = msgspec.structs.replace(
+        parse_database_url(postgres), schema=f"bench_{uuid.uuid4().hex[:10]}"
+    )
     url = postgres.split("?")[0] + f"?schema={settings.schema}"
     service = MatchService.open(database_url=url)
     try:

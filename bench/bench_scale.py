@@ -42,7 +42,6 @@ import threading
 import time
 import uuid
 from collections.abc import Iterator
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -76,7 +75,7 @@ def say(message: str) -> None:
 
 def settings_for(url: str, schema: str) -> PostgresSettings:
     """The benchmark's PostgreSQL settings in a schema of its own."""
-    return replace(parse_database_url(url), schema=schema)
+    return msgspec.structs.replace(parse_database_url(url), schema=schema)
 
 
 def new_schema() -> str:

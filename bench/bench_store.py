@@ -28,8 +28,9 @@ import tempfile
 import time
 import uuid
 from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
+
+import msgspec
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -303,7 +304,7 @@ def main() -> None:
         loads(store, "SQLite", args.repeats)
         store.close()
         if args.postgres:
-            settings = replace(
+            settings = msgspec.structs.replace(
                 parse_database_url(args.postgres), schema=f"bench_{uuid.uuid4().hex[:8]}"
             )
             pg = MatchStore.open(StoreConfig(kind="postgres", postgres=settings))
