@@ -32,7 +32,8 @@ class ApiSettings:
 
     ``store_calls``: ``threads`` runs every store call on a worker thread; ``inline`` runs short
     ones (commands, views, previews) on the event loop and only long reads (a feed's backlog, a
-    replay file) on threads; ``auto`` is inline on SQLite and threads on PostgreSQL.
+    replay file) on threads; ``auto`` is inline on the in-memory store only (tests) and threads
+    on SQLite and PostgreSQL (app/api/runtime.py says why).
     """
 
     support_token: str | None = None
