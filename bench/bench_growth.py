@@ -1,22 +1,25 @@
 """Cost growth: a play's latency with 1,000 and with 100,000 stored matches, SQLite and PostgreSQL.
 
-For each store and each size: a fresh store is filled with that many matches (each a short
-stream of the first events of a real recorded match: created and seated; written straight
-through the store in transactions of 1,000 matches), then ``--plays`` plays are made through
-``MatchService.play_card`` in fresh practice matches (a person against an easy bot; the answer
-includes the bot's reply), one at a time, and each play's latency is taken. The sizes run one
-after the other on the same store (filled up from the smaller size to the larger), and the
-whole is repeated ``--repeats`` times; medians of each run's p50 and p99 are printed, with the
-ratio of the larger size to the smaller.
+For each store: one fresh store per size, each filled with that many matches (a short stream of
+the first events of a real recorded match: created and seated; written straight through the
+store in transactions of 1,000 matches). A real store reaches 100,000 matches over weeks, with
+the database's own maintenance in between; a bulk fill of 300,000 rows in a minute sets off
+PostgreSQL's autovacuum right after it, so the fill ends with ``VACUUM ANALYZE`` of the schema's
+tables (``ANALYZE`` on SQLite) before anything is measured. Then ``--plays`` plays are made
+through ``MatchService.play_card`` in fresh practice matches (a person against an easy bot; the
+answer includes the bot's reply), one at a time, alternating between the sizes in rounds of
+``--round`` plays so that both sizes see the same machine; each play's latency is taken. p50 and
+p99 of every size are printed, with the ratio of each size's to the smallest's.
 
-    .venv/bin/python -m bench.bench_growth [--sizes 1000,100000] [--plays 400] [--repeats 2] \
-        [--postgres URL] [--dir DIR]
+    .venv/bin/python -m bench.bench_growth [--sizes 1000,100000] [--plays 600] [--round 20] \
+        [--postgres URL] [--dir DIR] [--no-maintenance]
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import sqlite3
 import statistics
 import sys
 import tempfile
@@ -24,9 +27,12 @@ import time
 import uuid
 from pathlib import Path
 
+from psycopg import sql
+
+from app.config import PostgresSettings
 from app.service import MatchService, utc_now
 from app.store.match_store import MatchStore
-from app.store.postgres import drop_schema
+from app.store.postgres import connect, drop_schema
 from bench.bench_scale import new_schema, settings_for
 from domain.commands import CreateMatch
 from domain.fairness import secret_from_text_seed
@@ -69,27 +75,57 @@ def fill(store: MatchStore, start: int, stop: int, template: list[RecordedEvent]
         store.recorder.insert_events(rows)
 
 
-def play_latencies(service: MatchService, plays: int, seed: int) -> list[float]:
-    """Milliseconds of ``plays`` plays through the service, in fresh practice matches."""
-    out: list[float] = []
-    k = 0
-    while len(out) < plays:
-        match_id, _ = service.create_match(
+class Player:
+    """Plays in fresh practice matches of one service, one at a time, timing each play."""
+
+    def __init__(self, service: MatchService, seed: str) -> None:
+        self.service = service
+        self.seed = seed
+        self.matches = 0
+        self.match_id = ""
+        self.latencies: list[float] = []
+
+    def _new_match(self) -> None:
+        self.match_id, _ = self.service.create_match(
             ruleset="classic",
             seats=2,
             bots=(1,),
-            secret=secret_from_text_seed(f"growth/{seed}/{k}"),
+            secret=secret_from_text_seed(f"growth/{self.seed}/{self.matches}"),
         )
-        k += 1
-        service.take_seat(match_id, 0, "bench", token_id="t0")
-        state = service.load(match_id)
-        while state.status == "playing" and len(out) < plays:
+        self.matches += 1
+        self.service.take_seat(self.match_id, 0, "bench", token_id="t0")
+
+    def play(self, plays: int) -> None:
+        """Make ``plays`` more plays, starting matches as they end."""
+        for _ in range(plays):
+            state = self.service.load(self.match_id) if self.match_id else None
+            if state is None or state.status != "playing":
+                self._new_match()
+                state = self.service.load(self.match_id)
             card = state.hands[0][0]
             began = time.perf_counter()
-            service.play_card(match_id, 0, card, caused_by="seat:0/token:t0")
-            out.append((time.perf_counter() - began) * 1000)
-            state = service.load(match_id)
-    return out
+            self.service.play_card(self.match_id, 0, card, caused_by="seat:0/token:t0")
+            self.latencies.append((time.perf_counter() - began) * 1000)
+
+
+def maintain(kind: str, store: MatchStore, settings: PostgresSettings | None) -> None:
+    """What the database does by itself over the weeks a real store takes to grow."""
+    if settings is not None:
+        with connect(settings) as connection:
+            tables = connection.execute(
+                "SELECT tablename FROM pg_tables WHERE schemaname = %s", (settings.schema,)
+            ).fetchall()
+            for (table,) in tables:
+                connection.execute(
+                    sql.SQL("VACUUM ANALYZE {}.{}").format(
+                        sql.Identifier(settings.schema), sql.Identifier(str(table))
+                    )
+                )
+    elif kind == "sqlite":
+        path = store.config.sqlite_path
+        assert path is not None
+        with sqlite3.connect(path) as connection:
+            connection.execute("ANALYZE")
 
 
 def pct(values: list[float], p: float) -> float:
@@ -99,60 +135,64 @@ def pct(values: list[float], p: float) -> float:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Fill, play, print."""
+    """Fill, play side by side, print."""
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawTextHelpFormatter
     )
     parser.add_argument("--sizes", default="1000,100000")
-    parser.add_argument("--plays", type=int, default=400)
-    parser.add_argument("--repeats", type=int, default=2)
+    parser.add_argument("--plays", type=int, default=600)
+    parser.add_argument("--round", type=int, default=20)
     parser.add_argument("--postgres", default=os.environ.get("BASRA_TEST_POSTGRES"))
     parser.add_argument("--dir", type=Path, default=None)
+    parser.add_argument(
+        "--no-maintenance",
+        action="store_true",
+        help="measure right after the bulk fill, without VACUUM ANALYZE / ANALYZE",
+    )
     args = parser.parse_args(argv)
     sizes = sorted(int(x) for x in args.sizes.split(","))
     template = filler()
     kinds = ["sqlite"] + (["postgres"] if args.postgres else [])
-    found: dict[tuple[str, int], list[tuple[float, float]]] = {}
+    print(f"## A play's latency by stored matches ({args.plays} plays a size, side by side)")
     with tempfile.TemporaryDirectory(prefix="bench-growth-", dir=args.dir) as tmp:
-        for r in range(args.repeats):
-            for kind in kinds:
-                settings = None
-                if kind == "postgres":
-                    settings = settings_for(args.postgres, new_schema())
-                    store = MatchStore.postgres(settings)
-                else:
-                    store = MatchStore.sqlite(Path(tmp) / f"growth-{r}.db")
-                service = MatchService(store)
-                try:
-                    stored = 0
-                    for size in sizes:
-                        say(f"{kind}: filling to {size:,} matches (repeat {r + 1})")
-                        fill(store, stored, size, template)
-                        stored = size
-                        say(f"{kind}: {args.plays} plays at {size:,} matches")
-                        latencies = play_latencies(
-                            service, args.plays, seed=r * 10 + sizes.index(size)
-                        )
-                        found.setdefault((kind, size), []).append(
-                            (pct(latencies, 0.5), pct(latencies, 0.99))
-                        )
-                finally:
+        for kind in kinds:
+            opened: list[tuple[MatchService, PostgresSettings | None]] = []
+            try:
+                players: list[Player] = []
+                for size in sizes:
+                    settings = None
+                    if kind == "postgres":
+                        settings = settings_for(args.postgres, new_schema())
+                        store = MatchStore.postgres(settings)
+                    else:
+                        store = MatchStore.sqlite(Path(tmp) / f"growth-{size}.db")
+                    service = MatchService(store)
+                    opened.append((service, settings))
+                    say(f"{kind}: filling to {size:,} matches")
+                    fill(store, 0, size, template)
+                    if not args.no_maintenance:
+                        maintain(kind, store, settings)
+                    players.append(Player(service, f"{kind}/{size}"))
+                say(f"{kind}: {args.plays} plays a size, {args.round} at a time")
+                done = 0
+                while done < args.plays:
+                    step = min(args.round, args.plays - done)
+                    for player in players:
+                        player.play(step)
+                    done += step
+                base = statistics.median(players[0].latencies)
+                for size, player in zip(sizes, players, strict=True):
+                    p50 = statistics.median(player.latencies)
+                    print(
+                        f"  {kind:<8} {size:>9,} matches: p50 {p50:7.2f} ms  "
+                        f"p99 {pct(player.latencies, 0.99):7.2f} ms  p50 x{p50 / base:.2f}",
+                        flush=True,
+                    )
+            finally:
+                for service, settings in opened:
                     service.close()
                     if settings is not None:
                         drop_schema(settings)
-    print(f"## A play's latency by stored matches ({args.plays} plays, {args.repeats} repeats)")
-    for kind in kinds:
-        base = None
-        for size in sizes:
-            runs = found[(kind, size)]
-            p50 = statistics.median(a for a, _ in runs)
-            p99 = statistics.median(b for _, b in runs)
-            base = base or p50
-            listed = ", ".join(f"{a:.2f}/{b:.2f}" for a, b in runs)
-            print(
-                f"  {kind:<8} {size:>9,} matches: p50 {p50:7.2f} ms  p99 {p99:7.2f} ms  "
-                f"p50 x{p50 / base:.2f}  [p50/p99: {listed}]"
-            )
 
 
 if __name__ == "__main__":
