@@ -10,6 +10,8 @@ process is refused by every other at once.
 
 from __future__ import annotations
 
+import threading
+import weakref
 from collections.abc import Sequence
 from typing import Any, Final
 
@@ -28,11 +30,40 @@ _ENCODER = msgspec.json.Encoder()
 _TOPICS: Final = {cls: TOPIC_PREFIX + str(cls.__struct_config__.tag) for cls in PLAYER_EVENT_TYPES}
 
 
+class _MemoryVersions:
+    """In memory (tests), the last seq of every player's stream, kept as appends commit.
+
+    The library's in-memory recorder has no public way to list the streams it holds, and the
+    in-memory store lives in this process only, so its appends are all seen here.
+    """
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.by_recorder: weakref.WeakKeyDictionary[AggregateRecorder, dict[str, int]] = (
+            weakref.WeakKeyDictionary()
+        )
+
+    def record(self, recorder: AggregateRecorder, player_id: str, version: int) -> None:
+        """A stream reached ``version``."""
+        with self.lock:
+            versions = self.by_recorder.setdefault(recorder, {})
+            versions[player_id] = max(version, versions.get(player_id, 0))
+
+    def of(self, recorder: AggregateRecorder) -> dict[str, int]:
+        """Every stream's last seq."""
+        with self.lock:
+            return dict(self.by_recorder.get(recorder, {}))
+
+
+_MEMORY_VERSIONS = _MemoryVersions()
+
+
 class PlayerStore:
     """Players' streams, each read whole and appended at an expected seq."""
 
     def __init__(self, store: MatchStore) -> None:
         self.recorder: AggregateRecorder = side_recorder(store, PURPOSE)
+        self.in_memory = store.kind == "memory"
 
     def read(self, player_id: str) -> list[AnyPlayerEvent]:
         """The player's events in order (empty when there is no such player)."""
@@ -48,6 +79,8 @@ class PlayerStore:
         ]
         with translated_errors():
             self.recorder.insert_events(rows)
+        if self.in_memory and rows:
+            _MEMORY_VERSIONS.record(self.recorder, player_id, rows[-1].originator_version)
 
     def read_many(self, player_ids: Sequence[str]) -> dict[str, list[AnyPlayerEvent]]:
         """Several players' events in order, by id, in one query (a ladder page's names);
@@ -58,7 +91,7 @@ class PlayerStore:
         recorder: Any = self.recorder
         found: dict[str, list[AnyPlayerEvent]] = {}
         with translated_errors():
-            if hasattr(recorder, "_stored_events_index"):  # in memory
+            if self.in_memory:
                 for pid in ids:
                     rows = recorder.select_events(pid)
                     if rows:
@@ -94,12 +127,8 @@ class PlayerStore:
         """
         recorder: Any = self.recorder
         with translated_errors():
-            if hasattr(recorder, "_stored_events_index"):  # in memory
-                return {
-                    str(pid): max(seqs)
-                    for pid, seqs in recorder._stored_events_index.items()
-                    if seqs
-                }
+            if self.in_memory:
+                return _MEMORY_VERSIONS.of(self.recorder)
             datastore = recorder.datastore
             schema = getattr(datastore, "schema", None)
             if schema is None:  # SQLite
