@@ -66,10 +66,30 @@ table without spectators."""
 
 
 def body_schema(body_type: type[msgspec.Struct]) -> dict[str, Any]:
-    """The JSON Schema of a request body, inline, as the strict decoder enforces it."""
+    """The JSON Schema of a request body, inline, as the strict decoder enforces it.
+
+    A struct nested in the body (the receipts of a verification) is inlined too: msgspec refers
+    to it as ``#/$defs/…``, which means nothing inside the OpenAPI document (Redoc stops there).
+    """
     generated = msgspec.json.schema(body_type)
-    schema: dict[str, Any] = generated["$defs"][body_type.__name__]
+    defs: dict[str, Any] = generated["$defs"]
+    schema: dict[str, Any] = _inline_defs(defs[body_type.__name__], defs, ())
     return schema
+
+
+def _inline_defs(node: Any, defs: dict[str, Any], seen: tuple[str, ...]) -> Any:
+    """``node`` with every ``{"$ref": "#/$defs/Name"}`` below it replaced by that definition."""
+    if isinstance(node, list):
+        return [_inline_defs(item, defs, seen) for item in node]
+    if not isinstance(node, dict):
+        return node
+    ref = node.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/$defs/"):
+        name = ref.removeprefix("#/$defs/")
+        if name in seen:
+            raise ValueError(f"a request body cannot nest {name} in itself")
+        return _inline_defs(defs[name], defs, (*seen, name))
+    return {key: _inline_defs(value, defs, seen) for key, value in node.items()}
 
 
 def json_body(body_type: type[msgspec.Struct], *, required: bool = True) -> type[Operation]:
