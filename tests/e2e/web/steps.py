@@ -64,16 +64,22 @@ def play_by_tapping(page: Any, card: str, *, on_floor: bool = False) -> None:
 
 
 def tap_again(page: Any, card: str, *, on_floor: bool = False) -> None:
-    """Tap the card picked up again (or the floor): it is played and leaves the hand."""
+    """Tap the card picked up again (or the floor): it is played, and the table moves on.
+
+    The table's seq is what shows the play landed, not the card leaving the hand: a round is
+    dealt from a fresh pack, so the card just played may be dealt to this hand again in the
+    very reply to the play (the last play of a round).
+    """
+    before = int(page.locator("[data-testid=banner]").get_attribute("data-seq"))
     if on_floor:
         page.locator("[data-testid=floor]").click()
     else:
         page.locator(f"[data-testid=hand] [data-card='{card}']").click()
     try:
         page.wait_for_function(
-            "card => !document.querySelector(`[data-testid=hand] [data-card='${card}']`)"
+            "before => Number(document.querySelector('[data-testid=banner]').dataset.seq) > before"
             " || !document.querySelector('[data-testid=result]').hidden",
-            arg=card,
+            arg=before,
         )
     except Exception as error:
         state = page.evaluate(
