@@ -22,6 +22,10 @@ server process each, side by side in one run. Only 127.0.0.1 and that database a
 Run from the repository root:
 
     .venv/bin/python -m bench.bench_clock [--matches 500] [--postgres postgresql://...]
+        [--only sqlite|postgres] [--before DIR]
+
+With ``--before DIR`` (a tree of earlier code, e.g. ``git archive COMMIT | tar -x -C DIR``)
+each workload runs first on a server of that code, then on one of this code, side by side.
 """
 
 from __future__ import annotations
@@ -72,13 +76,18 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def start_server(store: list[str]) -> tuple[subprocess.Popen[bytes], str]:
-    """``basra serve`` on ``store`` (``--db FILE`` or ``--database-url URL``), 2-second turns."""
+def start_server(store: list[str], tree: Path) -> tuple[subprocess.Popen[bytes], str]:
+    """``basra serve`` with the code in ``tree`` on ``store`` (``--db FILE`` or
+    ``--database-url URL``), 2-second turns."""
     port = free_port()
-    env = os.environ | {"BASRA_RATE_LIMITS": "players=off matches=off feeds=off"}
+    env = os.environ | {
+        "BASRA_RATE_LIMITS": "players=off matches=off feeds=off",
+        "PYTHONPATH": str(tree),
+    }
     command = [sys.executable, "-m", "cli.main", "serve", "--port", str(port)]
     process = subprocess.Popen(
         [*command, *store, "--turn-seconds", str(TURN_SECONDS)],
+        cwd=tree,
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
@@ -191,15 +200,18 @@ def fresh_store(kind: str, postgres: str | None) -> Iterator[tuple[list[str], Ma
         drop_schema(settings)
 
 
-async def run(matches: int, plays: bool, kind: str, postgres: str | None) -> None:
-    """One workload on a fresh server and store; prints its figures."""
+async def run(
+    matches: int, plays: bool, kind: str, postgres: str | None, tree: Path, code: str
+) -> None:
+    """One workload on a fresh server (the code in ``tree``, called ``code``) and store; prints
+    its figures."""
     with fresh_store(kind, postgres) as (store, service):
         # every turn starts at S, far enough ahead to record them all and start the server
         margin_ms = max(15_000, matches * SEED_MS_PER_TABLE)
         start_ms = time.time_ns() // 1_000_000 + margin_ms
         due_ms = start_ms + TURN_SECONDS * 1000
         tables = await asyncio.to_thread(seed_tables, service, matches, start_ms)
-        process, url = start_server(store)
+        process, url = start_server(store, tree)
         left_ms = start_ms - time.time_ns() // 1_000_000
         if left_ms < 0:
             print(f"  (recording and start-up overran S by {-left_ms} ms: turns had begun)")
@@ -230,7 +242,10 @@ async def run(matches: int, plays: bool, kind: str, postgres: str | None) -> Non
             process.send_signal(signal.SIGINT)
             process.wait(30)
     name = "plays at the deadline" if plays else "nobody plays"
-    print(f"{kind}, {name}: {matches} matches, {len(late)} timeouts, {len(pending)} not ended")
+    print(
+        f"{kind}, {name}, {code}: {matches} matches, {len(late)} timeouts,"
+        f" {len(pending)} not ended (load average {os.getloadavg()[0]:.2f})"
+    )
     print(
         f"  every first deadline at S + {TURN_SECONDS} s;"
         f" at most {most_at_once(spans)} matches had a turn running at once"
@@ -262,11 +277,21 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--matches", type=int, default=500)
     parser.add_argument("--postgres", default=os.environ.get("BASRA_TEST_POSTGRES"))
+    parser.add_argument(
+        "--before", type=Path, default=None, help="a tree of earlier code to serve in turn"
+    )
+    parser.add_argument("--only", choices=["sqlite", "postgres"], default=None)
     args = parser.parse_args()
     kinds = ["sqlite"] + (["postgres"] if args.postgres else [])
+    kinds = [k for k in kinds if args.only in (None, k)]
+    here = Path(__file__).resolve().parent.parent
+    trees = [("this code", here)]
+    if args.before is not None:  # each workload with the earlier code, then with this code
+        trees.insert(0, (f"the code of {args.before}", args.before.resolve()))
     for kind in kinds:
         for plays in (False, True):
-            asyncio.run(run(args.matches, plays, kind, args.postgres))
+            for code, tree in trees:
+                asyncio.run(run(args.matches, plays, kind, args.postgres, tree, code))
 
 
 if __name__ == "__main__":

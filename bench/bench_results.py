@@ -4,21 +4,26 @@ under load with 100,000 rated players, on a SQLite store on this machine.
 Run from the repository root:
 
     .venv/bin/python -m bench.bench_results [--matches 100000] [--plays 48] [--repeats 3]
-        [--duration 10] [--concurrency 1,8,32] [--dir DIR]
+        [--duration 10] [--concurrency 1,8,32] [--before DIR] [--every] [--apply-only]
+        [--dir DIR]
 
 1. Generated streams, written straight into a fresh store in bulk: ``--matches`` finished
    2-seat matches between registered players (``match_created``, two ``seat_taken``, a round
    start, a deal, the floor, ``--plays`` plays, a round score and ``match_ended``), one player per
    match at least (players ``2i`` and ``2i+1`` meet in the first half, random pairs after), so
    every player is rated. End times one second apart.
-2. Applying their results: ``Results.catch_up`` from an empty file, as it runs (reading only
-   ``match_created``, ``seat_taken`` and ``match_ended`` from the log), side by side with the
-   same projection made to read every entry of the log; matches per second, median of
-   ``--repeats`` runs each, interleaved. Goal: 5,000 matches/s.
-3. ``basra serve`` over that store (every abuse limit off) with the results caught up, then
-   ``--concurrency`` keep-alive clients for ``--duration`` seconds each, half of them asking
-   ``GET /players/{id}`` of random rated players, half walking ``GET /ladder`` page by page
-   (20 a page, following ``next``); latency p50/p99 per route. Goal: p99 <= 10 ms.
+2. Applying their results: ``Results.catch_up`` from an empty file, each run in a fresh process,
+   reading only ``match_created``, ``seat_taken`` and ``match_ended`` from the log (as it runs);
+   with ``--before DIR`` (a tree of earlier code, e.g. ``git archive COMMIT app domain | tar -x
+   -C DIR``) the same with that code, on a copy of the store without the topic index (which
+   earlier code never made), the runs interleaved; with ``--every``, the projection made to read
+   every entry of the log. Matches per second, median of ``--repeats`` runs each. Goal: 5,000
+   matches/s.
+3. ``basra serve`` over that store (one process, every abuse limit off) with the results
+   caught up, then ``--concurrency`` keep-alive clients for ``--duration`` seconds each,
+   half of them asking ``GET /players/{id}`` of random rated players, half walking ``GET
+   /ladder`` page by page (20 a page, following ``next``); latency p50/p99 per route. Goal: p99
+   <= 10 ms.
 
 Only 127.0.0.1 is contacted. Results go to stdout; progress to stderr.
 """
@@ -30,6 +35,7 @@ import asyncio
 import json
 import os
 import random
+import sqlite3
 import statistics
 import subprocess
 import sys
@@ -44,10 +50,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import msgspec
 from eventsourcing.persistence import StoredEvent
 
-import app.readmodels.results as results_module
 from app.config import readmodel_path
 from app.readmodels.results import Results, results_path
-from app.store.match_store import MatchStore
+from app.store.match_store import TOPIC_INDEX, MatchStore
 from app.store.player_store import PlayerStore
 from bench.bench_api import HOST, NO_LIMITS, Connection, _wait_healthy, free_port
 from domain.events import (
@@ -144,30 +149,53 @@ def generate(db: Path, matches: int, plays: int, seed: int = 13) -> list[str]:
     return ids
 
 
-def apply_once(db: Path, path: Path, *, every_entry: bool) -> tuple[float, float, int]:
-    """Seconds (wall, and this process's CPU) to apply the whole log into an empty results file
-    at ``path``; entries read."""
+APPLY = """
+import json, sys, time
+from pathlib import Path
+from app.readmodels.results import Results
+from app.store.match_store import TOPIC_INDEX, MatchStore
+db, path, every = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3] == "every"
+if every:
+    results_module.TOPICS_READ = ()
+store = MatchStore.sqlite(db)
+results = Results(path, store)
+read = [0]
+def count(_entry):
+    read[0] += 1
+started, cpu = time.perf_counter(), time.process_time()
+results.catch_up(after_entry=count)
+elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu
+results.close()
+store.close()
+print(json.dumps([elapsed, cpu, read[0]]))
+"""
+"""One application of the whole log into an empty results file, with the code of the current
+directory (argv: store file, results file, ``every`` or ``needed``)."""
+
+
+def apply_once(tree: Path, db: Path, path: Path, *, every_entry: bool) -> tuple[float, float, int]:
+    """Seconds (wall, and the applying process's CPU) to apply the whole log of ``db`` into an
+    empty results file at ``path`` with the code in ``tree``, in a fresh process; entries read."""
     for suffix in ("", "-wal", "-shm"):
         Path(f"{path}{suffix}").unlink(missing_ok=True)
-    store = MatchStore.sqlite(db)
-    saved = results_module.TOPICS_READ
-    if every_entry:
-        results_module.TOPICS_READ = ()  # type: ignore[misc,assignment]
-    try:
-        results = Results(path, store)
-        read = [0]
+    kind = "every" if every_entry else "needed"
+    command = [sys.executable, "-c", APPLY, str(db), str(path), kind]
+    env = os.environ | {"PYTHONPATH": str(tree)}
+    done = subprocess.run(command, cwd=tree, env=env, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise SystemExit(f"applying with {tree} failed:\n{done.stderr}")
+    elapsed, cpu, read = json.loads(done.stdout.strip().splitlines()[-1])
+    return float(elapsed), float(cpu), int(read)
 
-        def count(_entry: object) -> None:
-            read[0] += 1
 
-        started, cpu = time.perf_counter(), time.process_time()
-        results.catch_up(after_entry=count)
-        elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu
-        results.close()
-    finally:
-        results_module.TOPICS_READ = saved  # type: ignore[misc]
-        store.close()
-    return elapsed, cpu, read[0]
+def without_topic_index(db: Path, copy: Path) -> None:
+    """``copy``: the store ``db`` as code before the topic index wrote it (the index dropped)."""
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{copy}{suffix}").unlink(missing_ok=True)
+    with sqlite3.connect(db) as source, sqlite3.connect(copy) as target:
+        source.backup(target)
+    with sqlite3.connect(copy) as target:
+        target.execute(f"DROP INDEX IF EXISTS {TOPIC_INDEX}")
 
 
 @contextmanager
@@ -254,6 +282,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--duration", type=float, default=10.0)
     parser.add_argument("--concurrency", default="1,8,32")
+    parser.add_argument("--before", type=Path, default=None, help="a tree of earlier code")
+    parser.add_argument("--every", action="store_true", help="also read every entry")
+    parser.add_argument("--apply-only", action="store_true", help="skip the load part")
     parser.add_argument("--dir", type=Path, default=None)
     parser.add_argument(
         "--reuse", action="store_true", help="load only, on the store already in --dir"
@@ -277,30 +308,47 @@ def main(argv: list[str] | None = None) -> None:
     log_entries = store.max_position()
     store.close()
 
-    runs: dict[str, list[float]] = {"needed": [], "every": []}
-    cpus: dict[str, list[float]] = {"needed": [], "every": []}
+    here = Path(__file__).resolve().parent.parent
+    variants: list[tuple[str, Path, Path, bool]] = [("needed", here, db, False)]
+    if args.before is not None:
+        old_db = workdir / "basra-before.db"
+        say("copying the store without the topic index for the code before")
+        without_topic_index(db, old_db)
+        variants.append(("before", args.before.resolve(), old_db, False))
+    if args.every:
+        variants.append(("every", here, db, True))
+    labels = {
+        "needed": "reading 3 kinds of entry (this code)",
+        "before": f"the code of {args.before} (3 kinds, no topic index)",
+        "every": "this code made to read every entry",
+    }
+    runs: dict[str, list[float]] = {name: [] for name, *_ in variants}
+    cpus: dict[str, list[float]] = {name: [] for name, *_ in variants}
     read: dict[str, int] = {}
     for repeat in range(args.repeats):
-        for kind in ("needed", "every"):
-            say(f"applying ({kind} entries), run {repeat + 1}")
-            path = workdir / f"results-{kind}.sqlite3"
-            elapsed, cpu, count = apply_once(db, path, every_entry=kind == "every")
-            runs[kind].append(elapsed)
-            cpus[kind].append(cpu)
-            read[kind] = count
+        for name, tree, store_db, every in variants:
+            say(f"applying ({name}), run {repeat + 1}")
+            path = workdir / f"results-{name}.sqlite3"
+            elapsed, cpu, count = apply_once(tree, store_db, path, every_entry=every)
+            runs[name].append(elapsed)
+            cpus[name].append(cpu)
+            read[name] = count
     print(f"results projection: {args.matches} finished matches, {log_entries} log entries")
-    for kind, label in (("needed", "reading 3 kinds of entry"), ("every", "reading every entry")):
-        med, cpu = statistics.median(runs[kind]), statistics.median(cpus[kind])
+    print(f"  load average before the load part: {os.getloadavg()}")
+    for name, *_ in variants:
+        med, cpu = statistics.median(runs[name]), statistics.median(cpus[name])
         print(
-            f"  {label}: {read[kind]} entries read, median {med:.2f} s of {len(runs[kind])}"
-            f" runs ({', '.join(f'{r:.2f}' for r in runs[kind])}),"
+            f"  {labels[name]}: {read[name]} entries read, median {med:.2f} s of"
+            f" {len(runs[name])} runs ({', '.join(f'{r:.2f}' for r in runs[name])}),"
             f" {args.matches / med:,.0f} matches/s; CPU median {cpu:.2f} s,"
             f" {args.matches / cpu:,.0f} matches per CPU second"
         )
-    ratio = statistics.median(runs["every"]) / statistics.median(runs["needed"])
-    print(f"  every entry / needed entries: {ratio:.2f}x the time")
+    for name, *_ in variants[1:]:
+        ratio = statistics.median(runs[name]) / statistics.median(runs["needed"])
+        print(f"  {name} / this code: {ratio:.2f}x the wall time")
 
-    run_load(db, workdir, ids, args)
+    if not args.apply_only:
+        run_load(db, workdir, ids, args)
 
 
 def run_load(db: Path, workdir: Path, ids: list[str], args: argparse.Namespace) -> None:

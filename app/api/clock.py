@@ -20,9 +20,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import Any
 
-from app.errors import MatchNotFoundError
 from app.service import MatchService
-from app.service.deadlines import Due, Outcome, created_at, due_of, fire, open_matches
+from app.service.deadlines import Due, Outcome, fire_many, look_up, open_matches
 from app.service.match_service import epoch_ms
 from domain.events import MatchCreated
 from domain.recorded import RecordedEvent
@@ -38,8 +37,18 @@ LockFor = Callable[[str], asyncio.Lock]
 EARLY_RETRY_MS = 20
 """When this process's clock says a deadline is not reached yet, look again this much later."""
 
-FIRE_AT_ONCE = 16
-"""The most deadlines one process fires side by side (each its own store transaction)."""
+FAILED_RETRY_MS = 500
+"""When a fire failed (the store unavailable, say), try it again this much later: a store that
+is down is not asked in a tight loop."""
+
+FIRE_BATCH = 64
+"""Deadlines fired by one store call, their appends sharing transactions (group commit)."""
+
+FIRE_AT_ONCE = 4
+"""The most such calls one process runs side by side."""
+
+REFRESH_BATCH = 256
+"""Changed matches looked at again by one store call."""
 
 
 class TurnClock:
@@ -155,21 +164,19 @@ class TurnClock:
         return epoch_ms(self.service.clock())
 
     async def _refresh(self) -> None:
-        """Read what each changed match has due now, from its state in the store."""
+        """Read what each changed match has due now, from its state in the store (many
+        matches per store call)."""
         while self._dirty:
-            match_id = self._dirty.pop()
-            try:
-                state = await self._call(self.service.load, match_id)
-            except MatchNotFoundError:
-                state = None
-            created = self._created.get(match_id)
-            if state is not None and state.status == "waiting" and created is None:
-                created = await self._call(created_at, self.service, match_id)
-                self._created[match_id] = created
-            due = None if state is None else due_of(match_id, state, created, self._waiting_ms)
-            if state is None or state.status == "ended":
-                self._created.pop(match_id, None)
-            self._put(match_id, due)
+            ids = sorted(self._dirty)[:REFRESH_BATCH]
+            self._dirty.difference_update(ids)
+            known = {match_id: self._created.get(match_id) for match_id in ids}
+            looked = await self._call(look_up, self.service, known, self._waiting_ms)
+            for match_id, (gone, created, due) in looked.items():
+                if gone:
+                    self._created.pop(match_id, None)
+                elif created is not None:
+                    self._created[match_id] = created
+                self._put(match_id, due)
 
     def _put(self, match_id: str, due: Due | None) -> None:
         if due is None:
@@ -179,38 +186,52 @@ class TurnClock:
             heapq.heappush(self._heap, due)
 
     async def _fire_due(self) -> None:
-        """Fire every entry whose time has come, several at once, each under its match's lock.
+        """Fire every entry whose time has come, in batches, each under its matches' locks.
 
-        Many deadlines can fall due together (tables seated at the same moment); each fire is
-        its own transaction, so on PostgreSQL they run side by side on the store's threads (up
-        to ``FIRE_AT_ONCE``) instead of one after the other. A fire that fails is looked at
-        again on the next round."""
+        Many deadlines can fall due together (tables seated at the same moment): up to
+        ``FIRE_BATCH`` of them go through one store call whose appends share transactions, and
+        up to ``FIRE_AT_ONCE`` such calls run side by side. A fire that fails (for one match or
+        the whole batch) is tried again ``FAILED_RETRY_MS`` later."""
         now = self._now_ms()
         due: list[Due] = []
+        taken: set[str] = set()
         while self._heap and self._heap[0].due_ms <= now:
             entry = heapq.heappop(self._heap)
-            if self._current.get(entry.match_id) == entry:
-                due.append(entry)  # else superseded: the match moved on since it was made
+            # Superseded (the match moved on since it was made), or a copy of one taken: the
+            # same entry is pushed again when a match comes back to it.
+            if self._current.get(entry.match_id) == entry and entry.match_id not in taken:
+                taken.add(entry.match_id)
+                due.append(entry)
         if not due:
             return
         gate = asyncio.Semaphore(FIRE_AT_ONCE)
 
-        async def one(entry: Due) -> Outcome:
-            async with gate, self._lock_for(entry.match_id):
-                outcome: Outcome = await self._call(fire, self.service, entry)
-                return outcome
+        async def batch(entries: list[Due]) -> list[Outcome]:
+            async with gate, contextlib.AsyncExitStack() as held:
+                for entry in entries:  # one lock per match; a batch never holds a match twice
+                    await held.enter_async_context(self._lock_for(entry.match_id))
+                outcomes: list[Outcome] = await self._call(fire_many, self.service, entries)
+                return outcomes
 
-        outcomes = await asyncio.gather(*(one(entry) for entry in due), return_exceptions=True)
-        for entry, outcome in zip(due, outcomes, strict=True):
-            if isinstance(outcome, BaseException):
-                if isinstance(outcome, asyncio.CancelledError):
-                    raise outcome
-                log.error("the turn clock failed to fire %s: %r", entry.match_id, outcome)
-                outcome = "conflict"  # read the match again below, and retry what is still due
-            if outcome == "fired":
-                self.fired += 1
-            if outcome == "early":
-                self._put(entry.match_id, replace(entry, due_ms=self._now_ms() + EARLY_RETRY_MS))
-            else:
-                self._current.pop(entry.match_id, None)
-                self._dirty.add(entry.match_id)  # look again: what is due after it, if anything
+        batches = [due[k : k + FIRE_BATCH] for k in range(0, len(due), FIRE_BATCH)]
+        answers = await asyncio.gather(*(batch(b) for b in batches), return_exceptions=True)
+        for entries, answer in zip(batches, answers, strict=True):
+            if isinstance(answer, BaseException):
+                if isinstance(answer, asyncio.CancelledError):
+                    raise answer
+                log.error("the turn clock failed to fire %d deadlines: %r", len(entries), answer)
+                answer = ["failed"] * len(entries)
+            for entry, outcome in zip(entries, answer, strict=True):
+                self._after_fire(entry, outcome)
+
+    def _after_fire(self, entry: Due, outcome: Outcome) -> None:
+        if outcome == "fired":
+            self.fired += 1
+        if outcome == "early":
+            self._put(entry.match_id, replace(entry, due_ms=self._now_ms() + EARLY_RETRY_MS))
+            return
+        self._current.pop(entry.match_id, None)
+        if outcome == "failed" and self._loop is not None:  # look again later, by real time
+            self._loop.call_later(FAILED_RETRY_MS / 1000, self._mark, entry.match_id)
+        else:
+            self._dirty.add(entry.match_id)  # look again: what is due after it, if anything

@@ -149,17 +149,34 @@ def _counted(kind: str, method: Callable[..., Any]) -> Callable[..., Any]:
             COMMANDS.labels(kind, _outcome(error)).inc()
             raise
         COMMANDS.labels(kind, "ok").inc()
-        if kind == "expire" and result:
-            _observe_lateness(args, kwargs, result)
+        if kind == "expire":
+            _observe_lateness(kwargs.get("deadline", args[2] if len(args) > 2 else None), result)
         return result
 
     return call
 
 
-def _observe_lateness(args: tuple[Any, ...], kwargs: dict[str, Any], result: Any) -> None:
-    """``expire_turn(match_id, seat, deadline)`` returned its events, recorded at one ``at``."""
-    deadline = kwargs.get("deadline", args[2] if len(args) > 2 else None)
-    at = getattr(result[0], "at", None)
+def _counted_expiries(method: Callable[..., Any]) -> Callable[..., Any]:
+    """``expire_turns``: each (match id, seat, deadline) counted as its own ``expire``."""
+
+    @functools.wraps(method)
+    def call(due: Any, *args: Any, **kwargs: Any) -> Any:
+        results = method(due, *args, **kwargs)
+        for (_, _, deadline), result in zip(due, results, strict=True):
+            if isinstance(result, BaseException):
+                COMMANDS.labels("expire", _outcome(result)).inc()
+            else:
+                COMMANDS.labels("expire", "ok").inc()
+                _observe_lateness(deadline, result)
+        return results
+
+    return call
+
+
+def _observe_lateness(deadline: object, result: Any) -> None:
+    """An expiry of the turn that ran out at ``deadline`` stored ``result``, recorded at one
+    ``at``."""
+    at = getattr(result[0], "at", None) if result else None
     if isinstance(deadline, str) and isinstance(at, str):
         EXPIRY_LATENESS.observe(max(0, epoch_ms(at) - epoch_ms(deadline)) / 1000)
 
@@ -183,11 +200,14 @@ def instrument(service: MatchService) -> None:
     if not getattr(service, _MARK, False):
         for name, kind in COMMAND_KINDS.items():
             setattr(service, name, _counted(kind, getattr(service, name)))
+        # the clock's expiries due together, one store call for many matches
+        service.expire_turns = _counted_expiries(service.expire_turns)  # type: ignore[method-assign]
         setattr(service, _MARK, True)
     store = service.store
     if not getattr(store, _MARK, False):
         for operation in STORE_OPERATIONS:
             setattr(store, operation, _timed(operation, getattr(store, operation)))
+        store.append_many = _timed("append", store.append_many)  # type: ignore[method-assign]
         setattr(store, _MARK, True)
 
 

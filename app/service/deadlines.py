@@ -18,9 +18,10 @@ import logging
 from dataclasses import dataclass
 from typing import Final, Literal
 
-from app.errors import ConflictError
+from app.errors import ConflictError, MatchNotFoundError
 from app.service.match_service import MatchService, epoch_ms
 from app.store.decoding import TOPICS
+from app.store.match_store import LogEntry
 from domain.errors import (
     DeadlineNotReachedError,
     MatchNotWaitingError,
@@ -35,11 +36,11 @@ log = logging.getLogger("basra.clock")
 CLOCK_CAUSE: Final = "clock"
 """The cause recorded on everything the clock appends (docs/replay-format.md)."""
 
-LOG_PAGE: Final = 1000
+LOG_PAGE: Final = 10_000
 """Entries of the global log read per query when the open matches are looked up at start."""
 
 Kind = Literal["turn", "waiting"]
-Outcome = Literal["fired", "stale", "early", "conflict"]
+Outcome = Literal["fired", "stale", "early", "conflict", "failed"]
 
 
 @dataclass(frozen=True, order=True)
@@ -81,28 +82,93 @@ def due_of(
 def open_matches(service: MatchService) -> dict[str, str]:
     """Every stored match without a ``match_ended``, with its creation time, from the log.
 
-    One pass over the log's ``match_created`` and ``match_ended`` entries: how the clock
-    recovers what is pending when a server process starts (nothing is taken from memory).
+    One pass over the log's ``match_created`` and ``match_ended`` entries (on SQLite from the
+    store's topic index, not a walk over every play): how the clock recovers what is pending when
+    a server process starts (nothing is taken from memory). Only the matches still open are
+    decoded, for their creation time.
     """
     store = service.store
     created_topic, ended_topic = TOPICS[MatchCreated], TOPICS[MatchEnded]
-    created: dict[str, str] = {}
+    created: dict[str, LogEntry] = {}
     position = 0
     while True:
         page = store.log_after(position, LOG_PAGE, (created_topic, ended_topic))
         for entry in page:
             if entry.topic == created_topic:
-                created[entry.match_id] = store.to_recorded(entry).at
+                created[entry.match_id] = entry
             else:
                 created.pop(entry.match_id, None)
         if len(page) < LOG_PAGE:
-            return created
+            return {match_id: store.to_recorded(e).at for match_id, e in created.items()}
         position = page[-1].position
+
+
+Looked = tuple[bool, str | None, Due | None]
+"""What ``look_up`` says of one match: (gone or ended, its creation time if known, what is due)."""
+
+
+def look_up(
+    service: MatchService, known: dict[str, str | None], waiting_ms: int | None
+) -> dict[str, Looked]:
+    """What each match of ``known`` (match id -> creation time, if known) has due now, from its
+    state in the store; in one call for many matches that changed together."""
+    looked: dict[str, Looked] = {}
+    for match_id, created in known.items():
+        try:
+            state = service.load(match_id)
+        except MatchNotFoundError:
+            looked[match_id] = (True, None, None)
+            continue
+        if state.status == "waiting" and created is None:
+            created = created_at(service, match_id)
+        due = due_of(match_id, state, created, waiting_ms)
+        looked[match_id] = (state.status == "ended", created, due)
+    return looked
 
 
 def created_at(service: MatchService, match_id: str) -> str:
     """The ``at`` of the match's ``match_created``."""
     return service.store.read(match_id, upto_seq=1)[0].at
+
+
+def fire_many(service: MatchService, due: list[Due]) -> list[Outcome]:
+    """``fire`` for turns that ran out together, their appends sharing transactions
+    (``MatchService.expire_turns``); each one's outcome as ``fire`` reports it, or ``failed``
+    when something else went wrong for it (the others stand). A waiting table's end is fired
+    alone."""
+    turns = [d for d in due if d.kind == "turn"]
+    expired = service.expire_turns(
+        [(d.match_id, d.seat or 0, d.deadline or "") for d in turns], caused_by=CLOCK_CAUSE
+    )
+    outcomes = dict(zip((id(d) for d in turns), map(_outcome, turns, expired), strict=True))
+    return [outcomes[id(d)] if d.kind == "turn" else _fire_alone(service, d) for d in due]
+
+
+def _fire_alone(service: MatchService, due: Due) -> Outcome:
+    """``fire``, an unexpected error reported as ``failed`` for this match alone."""
+    try:
+        return fire(service, due)
+    except Exception as error:
+        return _outcome(due, error)
+
+
+def _outcome(due: Due, result: object) -> Outcome:
+    """What one expiry of ``fire_many`` came to. Any other error (the store failing, a stream
+    it cannot read) is logged and reported as ``failed`` for this match alone: the clock tries
+    it again a little later while the rest of the batch stands."""
+    if not isinstance(result, Exception):
+        return "fired"
+    if isinstance(result, StaleDeadlineError | MatchNotWaitingError):
+        log.debug("clock: %s %s no longer due: %s", due.kind, due.match_id, result)
+        return "stale"
+    if isinstance(result, DeadlineNotReachedError):
+        log.debug("clock: %s %s not due yet: %s", due.kind, due.match_id, result)
+        return "early"
+    if isinstance(result, ConflictError):
+        log.debug("clock: %s %s lost a race with another writer", due.kind, due.match_id)
+        return "conflict"
+    log.error("the turn clock failed to fire %s %s: %r", due.kind, due.match_id, result)
+    return "failed"
 
 
 def fire(service: MatchService, due: Due) -> Outcome:
@@ -119,13 +185,11 @@ def fire(service: MatchService, due: Due) -> Outcome:
             service.expire_turn(due.match_id, due.seat, due.deadline, caused_by=CLOCK_CAUSE)
         else:
             service.abandon_table(due.match_id, caused_by=CLOCK_CAUSE)
-    except (StaleDeadlineError, MatchNotWaitingError) as refused:
-        log.debug("clock: %s %s no longer due: %s", due.kind, due.match_id, refused)
-        return "stale"
-    except DeadlineNotReachedError as refused:
-        log.debug("clock: %s %s not due yet: %s", due.kind, due.match_id, refused)
-        return "early"
-    except ConflictError:
-        log.debug("clock: %s %s lost a race with another writer", due.kind, due.match_id)
-        return "conflict"
+    except (
+        StaleDeadlineError,
+        MatchNotWaitingError,
+        DeadlineNotReachedError,
+        ConflictError,
+    ) as refused:
+        return _outcome(due, refused)
     return "fired"

@@ -261,6 +261,38 @@ class MatchService:
         state = bot_turns(apply(before, command, caused_by, steps), steps, epoch_ms(at))
         return self._commit(match_id, before, state, steps, None, at)
 
+    def expire_turns(
+        self, due: Sequence[tuple[str, int, str]], *, caused_by: str = "clock"
+    ) -> list[list[RecordedEvent] | Exception]:
+        """``expire_turn`` for several matches whose deadlines fell together, their appends
+        sharing transactions: for each (match id, seat, deadline) the events stored, or the
+        error that refused it alone (stale, early, a conflict), as ``expire_turn`` raises it."""
+        outcomes: list[list[RecordedEvent] | Exception] = [[] for _ in due]
+        ready: list[tuple[int, str, MatchState, MatchState, list[RecordedEvent]]] = []
+        for n, (match_id, seat, deadline) in enumerate(due):
+            try:
+                at = self.clock()
+                before = self.load(match_id)
+                steps: Steps = []
+                command = ExpireTurn(seat=seat, deadline=deadline, now_ms=epoch_ms(at))
+                state = bot_turns(apply(before, command, caused_by, steps), steps, epoch_ms(at))
+                entries = self._recorded(match_id, before, state, steps, None, at)
+            except Exception as refused:  # handed back for this match alone
+                outcomes[n] = refused
+                continue
+            ready.append((n, match_id, before, state, entries))
+        stored = self.store.append_many([(m, entries) for _, m, _, _, entries in ready])
+        for (n, match_id, before, state, entries), outcome in zip(ready, stored, strict=True):
+            if isinstance(outcome, Exception):
+                if isinstance(outcome, ConflictError):
+                    self.states.forget(match_id)
+                    self.heads.discard(match_id)
+                outcomes[n] = outcome
+                continue
+            self._stored(match_id, before, state, entries)
+            outcomes[n] = entries
+        return outcomes
+
     def abandon_table(self, match_id: str, *, caused_by: str = "clock") -> list[RecordedEvent]:
         """Close a table still waiting for players (``match_ended``, reason ``abandoned``)."""
         at = self.clock()
@@ -359,18 +391,36 @@ class MatchService:
         """Append ``steps`` after ``before``'s last seq in one transaction, recorded at ``at``
         (the clock's reading the command was decided with; now if not given), then cache and
         tell."""
-        entries = recorded(steps, before.events, at or self.clock(), request_id)
-        # The chain is computed where events are recorded: each link follows the last stored.
-        secret = after.setup.secret if after.setup is not None else None
-        entries = chained(entries, self.chain_head(match_id, before.events), secret)
+        entries = self._recorded(match_id, before, after, steps, request_id, at)
         try:
             self.store.append(match_id, entries)
         except ConflictError:
             self.states.forget(match_id)
             self.heads.discard(match_id)
             raise
+        self._stored(match_id, before, after, entries)
+        return entries
+
+    def _recorded(
+        self,
+        match_id: str,
+        before: MatchState,
+        after: MatchState,
+        steps: Steps,
+        request_id: str | None,
+        at: str | None,
+    ) -> list[RecordedEvent]:
+        """``steps`` as the events to store after ``before``'s last seq, chained."""
+        entries = recorded(steps, before.events, at or self.clock(), request_id)
+        # The chain is computed where events are recorded: each link follows the last stored.
+        secret = after.setup.secret if after.setup is not None else None
+        return chained(entries, self.chain_head(match_id, before.events), secret)
+
+    def _stored(
+        self, match_id: str, before: MatchState, after: MatchState, entries: list[RecordedEvent]
+    ) -> None:
+        """After ``entries`` were stored: the chain head, the cached state, the listeners."""
         if entries:
             self.heads.put(match_id, entries[-1].seq, entries[-1].chain)
         self.states.remember(match_id, after, previous=before.events)
         self.listeners.notify(match_id, entries)
-        return entries

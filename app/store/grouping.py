@@ -81,6 +81,34 @@ class GroupCommit:
                     self._leading = False
                     self._changed.notify_all()
 
+    def append_many(self, batches: Sequence[Sequence[StoredEvent]]) -> list[list[int] | Exception]:
+        """Store each of ``batches`` (one stream's rows each) as ``append`` would, queued at once
+        so that they share transactions; each one's positions, or the error refusing it alone."""
+        mine = [_Waiting(rows) for rows in batches]
+        with self._changed:
+            self._queue.extend(mine)
+        while True:
+            with self._changed:
+                while not all(w.done for w in mine) and self._leading:
+                    self._changed.wait()
+                if all(w.done for w in mine):
+                    break
+                self._leading = True
+                group = self._queue[: self._max_group]
+                del self._queue[: self._max_group]
+            try:
+                self._commit(group)
+            finally:
+                with self._changed:
+                    self._leading = False
+                    self._changed.notify_all()
+        outcomes: list[list[int] | Exception] = []
+        for waiting in mine:
+            if waiting.error is not None and not isinstance(waiting.error, Exception):
+                raise waiting.error  # an interrupt, not a refusal
+            outcomes.append(waiting.error if waiting.error is not None else waiting.positions)
+        return outcomes
+
     def _commit(self, group: list[_Waiting]) -> None:
         """One transaction for the group; on a refusal, one transaction per command."""
         try:

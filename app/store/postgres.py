@@ -1,14 +1,39 @@
-"""PostgreSQL specifics: the store's schema must exist before eventsourcing creates tables."""
+"""PostgreSQL specifics: the store's schema must exist before eventsourcing creates tables, and
+while the database is out of reach the store refuses at once instead of waiting out
+eventsourcing's retries (docs/architecture.md L19, docs/deploy.md "When PostgreSQL restarts").
+
+The store reaches PostgreSQL through eventsourcing's own factory, datastore and connection pool.
+``GuardedPostgresFactory`` is that factory with two changes made through the library's public
+extension points: it is named by its topic in ``PERSISTENCE_MODULE``, and its recorder classes
+(the library's PostgreSQL recorders, subclassed) take every connection through a ``Breaker``.
+"""
 
 from __future__ import annotations
 
 import contextlib
+import logging
+import threading
+import time
+import weakref
+from collections.abc import Callable, Iterator
+from typing import Any, cast
 
 import psycopg
-from psycopg import sql
+from eventsourcing.persistence import InterfaceError, OperationalError
+from eventsourcing.postgres import (
+    PostgresAggregateRecorder,
+    PostgresApplicationRecorder,
+    PostgresDatastore,
+    PostgresFactory,
+)
+from eventsourcing.utils import Environment, EnvType, get_topic
+from psycopg import Connection, Cursor, sql
+from psycopg.rows import DictRow
 
 from app.config import PostgresSettings
 from app.errors import StoreUnavailableError
+
+log = logging.getLogger("basra.store.postgres")
 
 
 def connect(settings: PostgresSettings) -> psycopg.Connection[tuple[object, ...]]:
@@ -48,3 +73,243 @@ def drop_schema(settings: PostgresSettings) -> None:
         connection.execute(
             sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(settings.schema))
         )
+
+
+POOL_WAIT_SECONDS = 2
+"""How long a store call waits for a pooled connection: eventsourcing's
+``POSTGRES_CONNECT_TIMEOUT`` (whole seconds; the store used 5 before the breaker)."""
+
+RECONNECT_GIVE_UP_SECONDS = 1.0
+"""How long the pool keeps retrying one lost connection in the background before it gives up
+and leaves the next call to start again. psycopg_pool's default retries for 5 minutes with a
+delay that doubles each time (1, 2, 4, … s), so after a long outage its next try could come
+minutes after the database is back; eventsourcing has no setting for it (L19)."""
+
+CONNECT_TIMEOUT_SECONDS = 2
+"""libpq's ``connect_timeout`` for the pool's connections: a host that does not answer at all
+(rather than refusing) holds one of the pool's reconnecting threads at most this long (2 is
+libpq's least); eventsourcing has no setting for it (L19)."""
+
+OPEN_SECONDS = 1.0
+"""How long the store refuses at once after the database failed to answer, before one call
+tries it again."""
+
+
+class Breaker:
+    """A circuit breaker over the database: after a connection failure, refuse at once.
+
+    Closed (the database answers), every call goes through. A call that fails to reach the
+    database opens it: for ``open_seconds`` every call is refused at once with
+    StoreUnavailableError instead of waiting on the pool. Then one call (the probe) goes
+    through, the others still refused until it has its answer: a connection that answers a
+    query closes the breaker; a failure opens it for another ``open_seconds``. Only the probe
+    closes it: a call admitted before the outage that happens to succeed says nothing about
+    now. Thread-safe: every request thread and the log listener of a process share one.
+    """
+
+    def __init__(
+        self, open_seconds: float = OPEN_SECONDS, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self.open_seconds = open_seconds
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._open_until: float | None = None  # None: closed
+        self._probe: int | None = None  # the thread trying the database while open
+        self.trips = 0
+        """How many times it opened (a closed breaker that saw a failure)."""
+        self.refusals = 0
+        """How many calls it refused at once."""
+
+    @property
+    def is_open(self) -> bool:
+        """True while the database is taken to be down."""
+        with self._lock:
+            return self._open_until is not None
+
+    def admit(self) -> bool:
+        """Let a call through (True when it is the probe of an open breaker), or raise
+        StoreUnavailableError at once while open."""
+        with self._lock:
+            if self._open_until is None:
+                return False
+            wait = self._open_until - self._clock()
+            if wait > 0 or self._probe is not None:
+                self.refusals += 1
+                raise StoreUnavailableError(
+                    "the event store is unavailable: PostgreSQL did not answer; "
+                    f"trying again in {max(wait, 0.0):.1f} s"
+                )
+            self._probe = threading.get_ident()
+            return True
+
+    def failed(self, error: BaseException) -> None:
+        """A call could not reach the database: open (again) for ``open_seconds``."""
+        with self._lock:
+            if self._open_until is None:
+                self.trips += 1
+                log.warning(
+                    "PostgreSQL did not answer (%s); refusing for %.1f s", error, self.open_seconds
+                )
+            self._open_until = self._clock() + self.open_seconds
+            if self._probe == threading.get_ident():
+                self._probe = None
+
+    def answered(self) -> None:
+        """The probe reached the database: close."""
+        with self._lock:
+            if self._probe != threading.get_ident():
+                return  # not the probe (or its breaker was closed meanwhile)
+            log.warning("PostgreSQL answers again")
+            self._open_until = None
+            self._probe = None
+
+    def abandoned(self) -> None:
+        """The probe ended without an answer either way (interrupted): another may probe."""
+        with self._lock:
+            if self._probe == threading.get_ident():
+                self._probe = None
+
+
+class GuardedConnections:
+    """eventsourcing's PostgreSQL datastore as the recorders see it, every connection taken
+    through a Breaker.
+
+    Each recorder call of the library takes its connection with ``get_connection`` inside the
+    library's retries (up to 10 attempts: L19); so once the breaker is open a retry is refused
+    at once with StoreUnavailableError, which the library does not retry, instead of waiting
+    for the pool again. Everything else is the datastore's own (its pool, its settings).
+    """
+
+    def __init__(self, datastore: PostgresDatastore, breaker: Breaker) -> None:
+        # A weak reference: the factory owns the datastore, and the table of guards below
+        # must not keep a closed store's datastore alive.
+        self.datastore: PostgresDatastore = weakref.proxy(datastore)
+        self.breaker = breaker
+
+    def __getattr__(self, name: str) -> Any:
+        """The datastore's own attributes (schema, types, settings)."""
+        return getattr(self.datastore, name)
+
+    @contextlib.contextmanager
+    def get_connection(self) -> Iterator[Connection[DictRow]]:
+        """A pooled connection, unless the breaker refuses at once (StoreUnavailableError).
+
+        A probe asks the connection a trivial query before handing it on, so that the breaker
+        closes as soon as the database answers, even when the caller keeps the connection for
+        a long time (the log listener's LISTEN).
+        """
+        probe = self.breaker.admit()
+        taken: Connection[DictRow] | None = None
+        try:
+            with self.datastore.get_connection() as connection:
+                taken = connection
+                if probe:
+                    connection.execute("SELECT 1")
+                    self.breaker.answered()
+                    probe = False
+                yield connection
+        except (InterfaceError, OperationalError) as error:
+            # No connection from the pool, or the one taken broke: the database is out of
+            # reach. An error on a connection still open is the database answering.
+            if probe or taken is None or taken.closed:
+                self.breaker.failed(error)
+                probe = False
+            raise
+        finally:
+            if probe:
+                self.breaker.abandoned()
+
+    @contextlib.contextmanager
+    def cursor(self) -> Iterator[Cursor[DictRow]]:
+        """A cursor on a guarded connection (as the datastore's own ``cursor``)."""
+        with self.get_connection() as connection:
+            yield connection.cursor()
+
+    @contextlib.contextmanager
+    def transaction(self, *, commit: bool = False) -> Iterator[Cursor[DictRow]]:
+        """A transaction on a guarded connection (as the datastore's own ``transaction``)."""
+        with self.get_connection() as connection, connection.transaction(force_rollback=not commit):
+            yield connection.cursor()
+
+
+_GUARDS: weakref.WeakKeyDictionary[PostgresDatastore, GuardedConnections] = (
+    weakref.WeakKeyDictionary()
+)
+_GUARDS_LOCK = threading.Lock()
+
+
+def guarded(datastore: PostgresDatastore) -> GuardedConnections:
+    """The one guard of ``datastore``: every recorder on one pool shares one breaker."""
+    with _GUARDS_LOCK:
+        guard = _GUARDS.get(datastore)
+        if guard is None:
+            guard = _GUARDS[datastore] = GuardedConnections(datastore, Breaker())
+        return guard
+
+
+def breaker_of(recorder: object) -> Breaker:
+    """The breaker a guarded recorder takes its connections through."""
+    datastore = getattr(recorder, "datastore", None)
+    if not isinstance(datastore, GuardedConnections):
+        raise TypeError(f"{type(recorder).__name__} is not a guarded PostgreSQL recorder")
+    return datastore.breaker
+
+
+class GuardedAggregateRecorder(PostgresAggregateRecorder):
+    """eventsourcing's PostgreSQL aggregate recorder (snapshots, players, support), its
+    connections taken through the datastore's Breaker."""
+
+    def __init__(
+        self, datastore: PostgresDatastore, *, events_table_name: str = "stored_events"
+    ) -> None:
+        # The recorder only calls the datastore's public methods and reads its settings,
+        # which the guard passes on: the library's own pool serves every connection.
+        guard = cast(PostgresDatastore, guarded(datastore))
+        super().__init__(guard, events_table_name=events_table_name)
+
+
+class GuardedApplicationRecorder(PostgresApplicationRecorder):
+    """eventsourcing's PostgreSQL application recorder (the match streams and the global
+    log, its LISTEN/NOTIFY subscriptions too), its connections taken through the datastore's
+    Breaker."""
+
+    def __init__(
+        self, datastore: PostgresDatastore, *, events_table_name: str = "stored_events"
+    ) -> None:
+        guard = cast(PostgresDatastore, guarded(datastore))
+        super().__init__(guard, events_table_name=events_table_name)
+
+
+class GuardedPostgresFactory(PostgresFactory):
+    """eventsourcing's PostgreSQL factory, its recorders guarded by a Breaker and its pool's
+    reconnection bounded (docs/architecture.md L19).
+
+    Named by its topic in ``PERSISTENCE_MODULE``; the library makes the datastore and the pool
+    from the ``POSTGRES_*`` settings as usual, then two of the pool's own public settings that
+    the library does not pass are set on it (``reconnect_timeout``, libpq's ``connect_timeout``)
+    before it opens.
+    """
+
+    aggregate_recorder_class = GuardedAggregateRecorder
+    application_recorder_class = GuardedApplicationRecorder
+
+    def __init__(self, env: Environment | EnvType | None) -> None:
+        super().__init__(env)
+        pool = self.datastore.pool
+        pool.reconnect_timeout = RECONNECT_GIVE_UP_SECONDS
+        if isinstance(pool.kwargs, dict):  # the library passes a dict of connection settings
+            pool.kwargs["connect_timeout"] = CONNECT_TIMEOUT_SECONDS
+
+
+FACTORY_TOPIC = get_topic(GuardedPostgresFactory)
+"""``PERSISTENCE_MODULE`` for the guarded factory (eventsourcing accepts a factory's topic)."""
+
+
+def factory_env(settings: PostgresSettings) -> dict[str, str]:
+    """eventsourcing's settings for the store's PostgreSQL factory."""
+    return {
+        "PERSISTENCE_MODULE": FACTORY_TOPIC,
+        "ORIGINATOR_ID_TYPE": "text",
+        "POSTGRES_CONNECT_TIMEOUT": str(POOL_WAIT_SECONDS),
+        **settings.env(),
+    }

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import msgspec
+
 from app.service import MatchService
 from app.service.deadlines import Due, due_of, fire, open_matches
 from app.store.match_store import MatchStore
@@ -112,3 +114,100 @@ def test_a_restarted_process_finds_what_is_pending_in_the_store(tmp_path: Path) 
     last = after.events("m-waiting")[-1]
     assert isinstance(last.event, MatchEnded) and last.event.reason == "abandoned"
     after.close()
+
+
+def test_deadlines_due_together_share_transactions_and_each_is_judged_alone(
+    tmp_path: Path,
+) -> None:
+    # given 30 tables whose turns all run out at one moment, one of them already ended by
+    # another process, one more whose deadline is not reached, and a waiting table whose time
+    # is up
+    from app.service.deadlines import fire_many
+
+    clock = DrivenClock()
+    db = tmp_path / "many.db"
+    service = MatchService(MatchStore.sqlite(db), clock=clock)
+    other = MatchService(MatchStore.sqlite(db), clock=clock)
+    ids = [seated(service, f"m-{n}") for n in range(30)]
+    dues = [due_now(service, m) for m in ids]
+    clock.ms = dues[0].due_ms + 10
+    assert fire(other, dues[0]) == "fired"  # the first table: the other process came first
+    clock.ms = START_MS + 2000
+    late = seated(service, "m-late")  # its turn runs from here
+    service.create_match(ruleset="classic", seats=2, match_id="m-waiting", turn_seconds=5)
+    waiting = Due(START_MS + 4000, "m-waiting", "waiting")
+    clock.ms = dues[0].due_ms + 10
+    before = service.store.grouped.transactions
+
+    # when this process fires them all in one call
+    outcomes = fire_many(service, [*dues, due_now(service, late), waiting])
+
+    # then the 29 others ended by timeout in one shared transaction, the first was stale
+    # (nothing appended twice), the late one is early, the waiting table closed on its own
+    assert outcomes == ["stale", *["fired"] * 29, "early", "fired"]
+    assert service.store.grouped.transactions - before == 2
+    for match_id in ids:
+        ends = [r for r in service.events(match_id) if isinstance(r.event, MatchEnded)]
+        assert [(e.event.reason, e.caused_by) for e in ends] == [("timeout", "clock")]
+    assert not isinstance(service.events("m-late")[-1].event, MatchEnded)
+    service.close()
+    other.close()
+
+
+def test_appends_queued_together_are_refused_alone(tmp_path: Path) -> None:
+    # given three seated tables, and a copy of the second's next event stored by another
+    # writer first
+    from app.errors import ConflictError
+
+    clock = DrivenClock()
+    service = MatchService(MatchStore.sqlite(tmp_path / "race.db"), clock=clock)
+    ids = [seated(service, f"m-{n}") for n in range(3)]
+    last = {m: service.events(m)[-1] for m in ids}
+    nxt = {m: msgspec.structs.replace(last[m], seq=last[m].seq + 1) for m in ids}
+    service.store.append(ids[1], [nxt[ids[1]]])
+    before = service.store.grouped.transactions
+
+    # when the three appends are queued together
+    outcomes = service.store.append_many([(m, [nxt[m]]) for m in ids])
+
+    # then the second is refused with a conflict and the other two are stored
+    assert isinstance(outcomes[1], ConflictError)
+    assert all(isinstance(o, list) and len(o) == 1 for o in (outcomes[0], outcomes[2]))
+    assert [service.store.last_seq(m) for m in ids] == [last[m].seq + 1 for m in ids]
+    # one refused shared transaction, then one for each append alone
+    assert service.store.grouped.transactions - before == 1 + 3
+    service.close()
+
+
+def test_a_stream_that_fails_in_a_batch_fails_alone_and_the_others_fire(tmp_path: Path) -> None:
+    # given five tables whose turns ran out together, one of them with its last event damaged
+    # on disk (a process that opens the file now cannot read that stream)
+    import sqlite3
+
+    from app.service.deadlines import fire_many
+
+    clock = DrivenClock()
+    db = tmp_path / "damaged.db"
+    writer = MatchService(MatchStore.sqlite(db), clock=clock)
+    ids = [seated(writer, f"m-{n}") for n in range(5)]
+    dues = [due_now(writer, m) for m in ids]
+    last_seq = writer.store.last_seq(ids[2])
+    writer.close()
+    with sqlite3.connect(db) as raw:
+        raw.execute(
+            "UPDATE stored_events SET state = ? WHERE originator_id = ? AND originator_version = ?",
+            [b"{not an event", ids[2], last_seq],
+        )
+    service = MatchService(MatchStore.sqlite(db), clock=clock)
+    clock.ms = dues[0].due_ms + 10
+
+    # when the clock fires them in one call
+    outcomes = fire_many(service, dues)
+
+    # then the damaged one failed alone (nothing appended to it) and the four others fired
+    assert outcomes == ["fired", "fired", "failed", "fired", "fired"]
+    assert service.store.last_seq(ids[2]) == last_seq
+    for match_id in ids[:2] + ids[3:]:
+        last = service.events(match_id)[-1]
+        assert isinstance(last.event, MatchEnded) and last.event.reason == "timeout"
+    service.close()

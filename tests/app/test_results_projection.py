@@ -228,3 +228,114 @@ def test_seat_all_helper_makes_a_playing_table(service: MatchService) -> None:
     players = PlayerService(service.store)
     seat_all(service, "m-x", list(register(players, "A", "B")))
     assert service.load("m-x").status == "playing"
+
+
+def test_the_few_kinds_of_entry_come_from_the_topic_index_in_log_order(tmp_path: Path) -> None:
+    # given a SQLite store written before the topic index (dropped here), with finished,
+    # running and waiting matches between players
+    import sqlite3
+
+    from app.store.decoding import TOPICS
+    from app.store.match_store import TOPIC_INDEX, MatchStore
+    from domain.events import MatchEnded, SeatTaken
+
+    db = tmp_path / "basra.db"
+    service = MatchService.open(db)
+    players = PlayerService(service.store)
+    ids = register(players, "Amal", "Badr", "Chadi", "Dima")
+    for n in range(3):
+        finished_match(service, f"m-{n}", ids[n % 2 : n % 2 + 2])
+    seat_all(service, "m-run", ids[2:])
+    service.create_match(ruleset="classic", seats=2, match_id="m-wait")
+    service.close()
+    with sqlite3.connect(db) as raw:
+        raw.execute(f"DROP INDEX {TOPIC_INDEX}")
+
+    # when the store is opened again and the log read for three kinds, a few entries a page
+    store = MatchStore.sqlite(db)
+    kinds = (TOPICS[MatchCreated], TOPICS[SeatTaken], TOPICS[MatchEnded])
+    expected = [e for e in store.log_after(0, 100_000) if e.topic in kinds]
+    pages, position = [], 0
+    while page := store.log_after(position, 4, kinds):
+        assert len(page) <= 4
+        pages.extend(page)
+        position = page[-1].position
+    with sqlite3.connect(db) as raw:
+        indexes = {row[0] for row in raw.execute("SELECT name FROM sqlite_master")}
+        plan = " ".join(
+            str(row[3])
+            for row in raw.execute(
+                "EXPLAIN QUERY PLAN SELECT rowid FROM stored_events WHERE topic = ?"
+                " AND rowid > ? ORDER BY rowid LIMIT 4",
+                [kinds[0], 0],
+            )
+        )
+    store.close()
+
+    # then the index is back, the pages hold exactly those entries in log order, none twice
+    assert TOPIC_INDEX in indexes and TOPIC_INDEX in plan
+    assert [e.position for e in pages] == [e.position for e in expected]
+    assert pages == expected and len(expected) == 3 * 4 + 3 + 1
+
+
+SCHEMA_2: str = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE positions (name TEXT PRIMARY KEY, position INTEGER);
+CREATE TABLE pending (
+    match_id TEXT PRIMARY KEY, ruleset TEXT, seats INTEGER, private INTEGER, bots INTEGER,
+    imported INTEGER, player_ids TEXT);
+CREATE TABLE results (
+    player_id TEXT, match_id TEXT, position INTEGER, ended TEXT, ruleset TEXT, seats INTEGER,
+    private INTEGER, seat INTEGER, player_ids TEXT, reason TEXT, outcome TEXT, points INTEGER,
+    rated INTEGER, rating_before REAL, rd_before REAL, rating_after REAL, rd_after REAL,
+    volatility_after REAL, PRIMARY KEY (player_id, match_id));
+CREATE INDEX results_by_player ON results (player_id, position);
+CREATE TABLE profiles (
+    player_id TEXT PRIMARY KEY, points INTEGER, wins INTEGER, draws INTEGER, losses INTEGER,
+    rating REAL, rd REAL, volatility REAL, rated_matches INTEGER, last_rated TEXT,
+    provisional INTEGER, sort_rating REAL);
+CREATE INDEX ladder ON profiles (provisional, sort_rating, player_id) WHERE rated_matches > 0;
+"""
+"""The results file's tables as the build before schema 3 wrote them."""
+
+
+def test_a_results_file_of_schema_2_is_rebuilt_not_misread(
+    service: MatchService, tmp_path: Path
+) -> None:
+    # given a results file in the previous schema (2), caught up to the end of the log, whose
+    # rows say something the log does not (a profile of 999 points, a result never played)
+    import sqlite3
+
+    players = PlayerService(service.store)
+    amal, badr = register(players, "Amal", "Badr")
+    finished_match(service, "m-1", [amal, badr])
+    old = tmp_path / "old.sqlite3"
+    with sqlite3.connect(old) as raw:
+        raw.executescript(SCHEMA_2)
+        raw.executemany(
+            "INSERT INTO meta VALUES (?, ?)", [("store", service.store.identity), ("schema", "2")]
+        )
+        raw.execute("INSERT INTO positions VALUES ('results', ?)", [service.store.max_position()])
+        raw.execute(
+            "INSERT INTO profiles VALUES"
+            " (?, 999, 9, 0, 0, 2000.0, 50.0, 0.06, 9, NULL, 0, -2000.0)",
+            [amal],
+        )
+        raw.execute(
+            "INSERT INTO results (player_id, match_id, position, points) VALUES (?, 'm-x', 1, 999)",
+            [amal],
+        )
+    fresh = Results(tmp_path / "fresh.sqlite3", service.store)
+    fresh.catch_up()
+
+    # when this build opens it and catches up
+    results = Results(old, service.store)
+    results.catch_up()
+
+    # then it was rebuilt from the log in the current shape: the same rows as a fresh file
+    assert results.all_rows() == fresh.all_rows()
+    assert results.profile(amal).points in (24, 3)
+    tables = dict(results.db.execute("SELECT name, sql FROM sqlite_master").fetchall())
+    assert "WITHOUT ROWID" in tables["results"] and "results_by_player" not in tables
+    results.close()
+    fresh.close()
