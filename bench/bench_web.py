@@ -131,9 +131,11 @@ def main() -> None:
     parser.add_argument("--loads", type=int, default=20)
     parser.add_argument("--presses", type=int, default=300)
     args = parser.parse_args()
+    print("load average at the start: {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
     with tempfile.TemporaryDirectory() as folder, sync_playwright() as playwright:
         url, process = _serve(Path(folder))
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        print(f"Chromium {browser.version}")
         try:
             for _ in range(5):  # a few tables for the lobby to list
                 httpx.post(f"{url}/matches", json={"ruleset": "classic", "seats": 2, "bots": [1]})
@@ -178,6 +180,7 @@ def main() -> None:
                 f"over {len(frames)} presses (goal <= 16 ms)"
             )
             context.close()
+            print("load average at the end: {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
         finally:
             browser.close()
             process.send_signal(signal.SIGINT)

@@ -33,10 +33,11 @@ def free_port() -> int:
 
 @contextmanager
 def serve_process(
-    tmp_path: Path, *args: str, env: dict[str, str] | None = None
+    tmp_path: Path, *args: str, env: dict[str, str] | None = None, port: int | None = None
 ) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
-    """``basra serve`` on a free port; (URL, process) once it answers; SIGINT after, if alive."""
-    port = free_port()
+    """``basra serve`` on ``port`` (a free one by default); (URL, process) once it answers;
+    SIGINT after, if alive."""
+    port = port or free_port()
     log = (tmp_path / f"serve-{port}.log").open("wb")
     environ = os.environ | {"BASRA_TEST_MODE": "1", "BASRA_SUPPORT_TOKEN": SUPPORT} | (env or {})
     process = subprocess.Popen(

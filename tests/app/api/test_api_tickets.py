@@ -65,6 +65,27 @@ def test_a_seats_ticket_opens_that_seats_feed_once(api: Api) -> None:
     assert again[0] == 401 and again[1]["code"] == "ticket_used"  # type: ignore[index]
 
 
+def test_a_tickets_feed_resumes_after_last_event_id_which_wins_over_after(api: Api) -> None:
+    # given an ended match, every event id of its seat's feed, and two tickets of that seat
+    match_id, token = _ended_match(api, "ticket-resume")
+    whole = api.client.get(f"/matches/{match_id}/events", headers=bearer(token)).text
+    every_id = [m.id for m in parse_sse(whole) if m.data]
+    url = f"/matches/{match_id}/events"
+    # when one feed is opened with Last-Event-ID, the other with it and an older ?after= too
+    by_header = api.client.get(
+        url, params={"ticket": _ticket(api, match_id, token)}, headers={"Last-Event-ID": "4"}
+    )
+    by_both = api.client.get(
+        url,
+        params={"ticket": _ticket(api, match_id, token), "after": "2"},
+        headers={"Last-Event-ID": "4"},
+    )
+    # then each sends exactly the events after seq 4, once
+    assert len(every_id) > 4 and every_id[:4] == [1, 2, 3, 4]
+    assert [m.id for m in parse_sse(by_header.text) if m.data] == every_id[4:]
+    assert [m.id for m in parse_sse(by_both.text) if m.data] == every_id[4:]
+
+
 def test_a_ticket_is_refused_after_60_seconds(api: Api) -> None:
     match_id, token = _ended_match(api, "ticket-late")
     clock = FakeClock()

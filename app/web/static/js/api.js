@@ -92,14 +92,19 @@ export async function takeSeat(matchId, seat, name) {
 
 /**
  * Follow a match's feed. Each connection opens with a fresh ticket asked for with the token in a
- * header (anonymous: the public feed needs none); after a drop it opens again by itself with the
- * last event id it received (`after`), so nothing is missed or received twice.
+ * header (anonymous: the public feed needs none); after a drop it opens again by itself from the
+ * last event id it received, so nothing is missed or received twice. That id is sent as `after=`:
+ * it is the server's `Last-Event-ID`, but a new EventSource cannot set that header, and the
+ * browser's own reconnection would reuse a spent ticket.
+ * After `match_ended` the server keeps the stream open for the rematch (`rematch_created`), then
+ * ends it: that end is not a drop, so nothing is reopened.
  * Returns {close()}. `onEvent(line)` gets each event line (with its `after`).
  */
 export function follow(matchId, token, fromSeq, onEvent, onState) {
   let last = fromSeq;
   let source = null;
   let closed = false;
+  let ended = false; // match_ended received: the stream now only waits for a rematch
   let retry = 500;
   const base = `/matches/${encodeURIComponent(matchId)}/events`;
 
@@ -125,14 +130,20 @@ export function follow(matchId, token, fromSeq, onEvent, onState) {
     };
     source.onmessage = (message) => {
       const line = JSON.parse(message.data);
-      if (typeof line.seq === "number") last = Math.max(last, line.seq);
+      // Each event once: a message at or before the last one received is not passed on.
+      if (typeof line.seq === "number") {
+        if (line.seq <= last) return;
+        last = line.seq;
+      }
+      if (line.type === "match_ended") ended = true;
       onEvent(line);
-      if (line.type === "match_ended") stop();
+      if (line.type === "rematch_created") stop();
     };
     source.onerror = () => {
       // A ticket opens one connection: the browser's own retry would reuse a spent ticket.
       source.close();
       source = null;
+      if (ended) stop();
       if (closed) return;
       onState && onState("offline");
       setTimeout(open, retry);

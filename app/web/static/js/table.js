@@ -19,6 +19,8 @@ let busy = false;
 let seed = null;
 let refreshing = null;
 let refreshAgain = false;
+let rematchId = null; // the ended match's rematch, once a seat has asked for it
+let endSeat = null; // the seat that left (forfeit) or ran out of time (timeout), from match_ended
 
 const mine = () => (view && typeof view.seat === "number" ? view.seat : null);
 const sideOf = (seat) => (view.seats === 4 ? seat % 2 : seat);
@@ -77,7 +79,12 @@ function startFeed() {
 }
 
 function onEvent(line) {
-  if (line.type === "match_ended" && line.seed) seed = line.seed;
+  if (line.type === "match_ended") noteEnd(line);
+  if (line.type === "rematch_created") {
+    // Another seat asked for the next match: offer it on the result, live.
+    rematchId = line.match_id;
+    if (view && view.status === "ended") renderResult();
+  }
   if (line.after && view && line.seq >= view.seq) {
     clockOffset = Date.parse(line.after.now) - Date.now();
   }
@@ -120,7 +127,7 @@ async function play(card) {
     });
     selected = null;
     preview = null;
-    for (const line of result.events) if (line.type === "match_ended" && line.seed) seed = line.seed;
+    for (const line of result.events) if (line.type === "match_ended") noteEnd(line);
     setView(result.view);
     clearError();
   } catch (error) {
@@ -337,6 +344,11 @@ function renderResult() {
   else if (mine() !== null) verdict = sideOf(mine()) === view.winner ? t("won") : t("lost");
   else verdict = t("winner_side", view.winner);
   lines.push(h("p", "verdict", `${verdict} · ${view.scores.join(" – ")} · ${t("reason")}: ${view.end_reason}`));
+  // R26 and R25: say who left the table or ran out of time, to every seat.
+  if (endSeat !== null && (view.end_reason === "forfeit" || view.end_reason === "timeout")) {
+    const who = `${nameOf(endSeat)} (${t("seat")} ${endSeat})`;
+    lines.push(h("p", "ended-by", t(view.end_reason === "forfeit" ? "left_forfeit" : "ran_out", who)));
+  }
   if (view.bots.length) lines.push(h("p", "points-paid", t("practice_pays")));
   else if (pointsText) lines.push(h("p", "points-paid", pointsText));
   if (seed) {
@@ -347,25 +359,37 @@ function renderResult() {
   const link = h("a", "replay-link", t("open_replay"));
   link.href = `/replay/${encodeURIComponent(matchId)}`;
   lines.push(h("p", null).appendChild(link).parentNode);
+  const offered = rematchId || view.rematch;
   if (mine() !== null) {
-    const again = h("button", "rematch", t("rematch"));
+    if (offered) lines.push(h("p", "rematch-offered", t("rematch_offered")));
+    const again = h("button", "rematch", offered ? t("rematch_join") : t("rematch"));
     again.type = "button";
     again.addEventListener("click", rematch);
     lines.push(again);
+  } else if (offered) {
+    const watch = h("a", "rematch-watch", t("rematch_watch"));
+    watch.href = `/play/${encodeURIComponent(offered)}`;
+    lines.push(h("p", "rematch-offered").appendChild(watch).parentNode);
   }
   fill(el, ...lines);
-  if (feed) feed.close();
+  // The feed stays open after the end: it brings the rematch another seat asks for.
   if (!seed) fetchSeed();
   if (!pointsAsked && !view.bots.length) fetchPoints();
+}
+
+/** What the end line says beyond the view: the revealed seed, and who left or ran out. */
+function noteEnd(line) {
+  if (line.seed) seed = line.seed;
+  if (typeof line.seat === "number") endSeat = line.seat;
 }
 
 async function fetchSeed() {
   try {
     const lines = await replayLines(matchId, null);
-    if (lines[0] && lines[0].seed) {
-      seed = lines[0].seed;
-      renderResult();
-    }
+    if (lines[0] && lines[0].seed) seed = lines[0].seed;
+    const end = lines.find((line) => line.type === "match_ended");
+    if (end) noteEnd(end);
+    if (seed) renderResult();
   } catch {
     /* the replay opens after the end; nothing to add */
   }
@@ -389,6 +413,7 @@ async function fetchPoints() {
 
 async function rematch() {
   try {
+    // Asked again, the server answers with the rematch already made: offered or not, one call.
     const next = await api("POST", `/matches/${encodeURIComponent(matchId)}/rematch`, { token });
     if (next.open_seats.includes(mine()) || next.reserved.includes(mine())) {
       await takeSeat(next.match_id, mine()).catch(() => null);
