@@ -16,6 +16,7 @@ from litestar import Response, get
 from litestar.datastructures import CacheControlHeader
 from litestar.handlers import BaseRouteHandler
 from litestar.openapi.plugins import OpenAPIRenderPlugin, RedocRenderPlugin, SwaggerRenderPlugin
+from litestar.params import FromPath
 from litestar.router import Router
 from litestar.static_files import create_static_files_router
 
@@ -56,14 +57,14 @@ def lobby_page() -> Response[bytes]:
 
 
 @get("/play/{match_id:str}", include_in_schema=False, sync_to_thread=False)
-def table_page(match_id: str) -> Response[bytes]:
+def table_page(match_id: FromPath[str]) -> Response[bytes]:
     """The table of one match, for its seats (and anyone watching a public table)."""
     del match_id  # read by the page's script from the address
     return _html("play.html")
 
 
 @get("/replay/{match_id:str}", include_in_schema=False, sync_to_thread=False)
-def replay_page(match_id: str) -> Response[bytes]:
+def replay_page(match_id: FromPath[str]) -> Response[bytes]:
     """The replay viewer of one match: any seq, as the public, a seat or support sees it."""
     del match_id
     return _html("replay.html")
