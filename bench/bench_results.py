@@ -152,8 +152,9 @@ def generate(db: Path, matches: int, plays: int, seed: int = 13) -> list[str]:
 APPLY = """
 import json, sys, time
 from pathlib import Path
+import app.readmodels.results as results_module
 from app.readmodels.results import Results
-from app.store.match_store import TOPIC_INDEX, MatchStore
+from app.store.match_store import MatchStore
 db, path, every = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3] == "every"
 if every:
     results_module.TOPICS_READ = ()
