@@ -4,8 +4,8 @@ under load with 100,000 rated players, on a SQLite store on this machine.
 Run from the repository root:
 
     .venv/bin/python -m bench.bench_results [--matches 100000] [--plays 48] [--repeats 3]
-        [--duration 10] [--concurrency 1,8,32] [--before DIR] [--every] [--apply-only]
-        [--dir DIR]
+        [--duration 10] [--concurrency 1,8,32] [--rates 100,200,400] [--before DIR] [--every]
+        [--apply-only] [--dir DIR] [--reuse]
 
 1. Generated streams, written straight into a fresh store in bulk: ``--matches`` finished
    2-seat matches between registered players (``match_created``, two ``seat_taken``, a round
@@ -23,7 +23,8 @@ Run from the repository root:
    caught up, then ``--concurrency`` keep-alive clients for ``--duration`` seconds each,
    half of them asking ``GET /players/{id}`` of random rated players, half walking ``GET
    /ladder`` page by page (20 a page, following ``next``); latency p50/p99 per route. Goal: p99
-   <= 10 ms.
+   <= 10 ms. With ``--rates``, also an open loop at each rate (requests arriving on their own
+   schedule, as from many independent players), latency counted from each planned arrival.
 
 Only 127.0.0.1 is contacted. Results go to stdout; progress to stderr.
 """
@@ -270,6 +271,50 @@ async def load(port: int, ids: list[str], clients: int, duration: float) -> dict
     return latencies
 
 
+async def paced(port: int, ids: list[str], rate: float, duration: float) -> dict[str, list[float]]:
+    """An open loop: requests arrive at ``rate`` a second on average (Poisson arrivals, half
+    profiles of random rated players, half ladder pages following the latest ``next``) for
+    ``duration`` s, each on a free keep-alive connection (a new one when none is free), whether
+    or not the earlier ones were answered. A latency runs from the request's planned arrival,
+    so time spent waiting behind others counts."""
+    latencies: dict[str, list[float]] = {"profile": [], "ladder": []}
+    rng = random.Random(int(rate))
+    free: list[Connection] = []
+    every: list[Connection] = []
+    cursor: list[str | None] = [None]
+
+    async def one(kind: str, planned: float) -> None:
+        conn = free.pop() if free else Connection(port)
+        if conn not in every:
+            every.append(conn)
+        if kind == "profile":
+            status, _ = await conn.request("GET", f"/players/{rng.choice(ids)}")
+        else:
+            path = "/ladder" if cursor[0] is None else f"/ladder?cursor={cursor[0]}"
+            status, body = await conn.request("GET", path)
+            cursor[0] = json.loads(body)["next"]
+        latencies[kind].append(time.perf_counter() - planned)
+        free.append(conn)
+        assert status == 200, status
+
+    tasks: list[asyncio.Task[None]] = []
+    started = time.perf_counter()
+    planned = started
+    k = 0
+    while planned - started < duration:
+        planned += rng.expovariate(rate)
+        wait = planned - time.perf_counter()
+        if wait > 0:
+            await asyncio.sleep(wait)
+        kind = "profile" if k % 2 == 0 else "ladder"
+        tasks.append(asyncio.create_task(one(kind, planned)))
+        k += 1
+    await asyncio.gather(*tasks)
+    for conn in every:
+        await conn.close()
+    return latencies
+
+
 def _pct(values: list[float], p: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(p / 100 * len(ordered)))] * 1000
@@ -283,6 +328,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--duration", type=float, default=10.0)
     parser.add_argument("--concurrency", default="1,8,32")
+    parser.add_argument(
+        "--rates", default="", help="also an open loop at these requests/s, e.g. 100,200,400"
+    )
     parser.add_argument("--before", type=Path, default=None, help="a tree of earlier code")
     parser.add_argument("--every", action="store_true", help="also read every entry")
     parser.add_argument("--apply-only", action="store_true", help="skip the load part")
@@ -378,6 +426,15 @@ def run_load(db: Path, workdir: Path, ids: list[str], args: argparse.Namespace) 
                     f"  {clients:>3} client(s) {route:<8} {len(values):>6} requests,"
                     f" {len(values) / args.duration:,.0f}/s, p50 {_pct(values, 50):.2f} ms,"
                     f" p99 {_pct(values, 99):.2f} ms, max {max(values) * 1000:.1f} ms"
+                )
+        for rate in (float(r) for r in args.rates.split(",") if r):
+            say(f"open loop at {rate:.0f} requests/s for {args.duration} s")
+            seen = asyncio.run(paced(port, ids, rate, args.duration))
+            for route, values in seen.items():
+                print(
+                    f"  {rate:>5.0f}/s offered  {route:<8} {len(values):>6} requests,"
+                    f" p50 {_pct(values, 50):.2f} ms, p99 {_pct(values, 99):.2f} ms,"
+                    f" max {max(values) * 1000:.1f} ms"
                 )
 
 
