@@ -221,3 +221,68 @@ def test_a_match_that_does_not_verify_shows_a_banner_naming_the_seq(
             assert f"seq {failing}" in banner.inner_text()
         finally:
             viewer.page.context.close()
+
+
+def _practice_to_the_end(url: str, seed: str) -> tuple[str, list[str]]:
+    """A person at seat 0 against the easy bot, one round (target 1), always playing the last
+    card of the hand: the match id and the cards seat 0 played."""
+    created = httpx.post(
+        f"{url}/matches",
+        json={"ruleset": "classic", "seats": 2, "bots": [1], "target": 1, "seed": seed},
+    )
+    assert created.status_code == 201, created.text
+    match_id = str(created.json()["match_id"])
+    sat = httpx.post(f"{url}/matches/{match_id}/seats/0", json={"name": "Amal"})
+    auth = {"Authorization": f"Bearer {sat.json()['token']}"}
+    played: list[str] = []
+    while True:
+        view = httpx.get(f"{url}/matches/{match_id}/view", headers=auth).json()
+        if view["status"] == "ended":
+            return match_id, played
+        card = view["hand"][-1]
+        answer = httpx.post(f"{url}/matches/{match_id}/plays", json={"card": card}, headers=auth)
+        assert answer.status_code == 200, answer.text
+        played.append(card)
+
+
+def test_the_analysis_of_the_current_play_is_shown_beside_the_move_list(
+    new_page: Any, server: str
+) -> None:
+    # given an ended match of a person against the bot, and its analysis from the API
+    match_id, played = _practice_to_the_end(server, "web-analysis")
+    analysis = httpx.get(f"{server}/matches/{match_id}/analysis", timeout=60).json()
+    plays = {p["seq"]: p for p in analysis["plays"]}
+    assert [p["played"] for p in analysis["plays"]] == played
+    mistakes = {p["seq"] for p in analysis["mistakes"]}
+    assert mistakes, "this seed's plays are meant to include a mistake"
+    # when the replay is opened (public: the match has ended)
+    viewer = new_page()
+    viewer.goto(f"/replay/{match_id}")
+    page = viewer.page
+    panel = page.locator("[data-testid=analysis]")
+    page.locator("[data-testid=moves] li.mistake").first.wait_for()
+    # then the move list marks exactly the mistakes the analysis lists
+    marked = page.locator("[data-testid=moves] li.mistake").evaluate_all(
+        "els => els.map(e => Number(e.dataset.seq))"
+    )
+    assert set(marked) == mistakes
+    # and each person's play, chosen in the move list, shows its own analysis beside it
+    for seq in sorted(plays)[:4] + sorted(mistakes)[:2]:
+        page.locator(f"[data-testid=moves] li[data-seq='{seq}']").click()
+        page.wait_for_function(
+            "seq => document.querySelector('[data-testid=analysis] .analysis-line')"
+            "?.dataset.seq === String(seq)",
+            arg=seq,
+        )
+        text = panel.inner_text()
+        assert f"cost {plays[seq]['cost']:.1f}" in text, (seq, text)
+        shown_mistake = panel.locator("[data-testid=analysis-mistake]").count() == 1
+        assert shown_mistake == plays[seq]["mistake"], (seq, text)
+        if plays[seq]["reason"]:
+            assert plays[seq]["reason"] in text
+    screenshot(page, "replay-analysis")
+    # and a bot's play is said to be not analysed
+    bot_play = page.locator("[data-testid=moves] li:not(.round-head)", has_text="easy bot")
+    bot_play.first.click()
+    panel.filter(has_text="not analysed").wait_for()
+    assert panel.locator(".analysis-line").count() == 0

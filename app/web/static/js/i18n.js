@@ -33,6 +33,13 @@ const STRINGS = {
     keys: "Keys: ←/→ event, ↑/↓ play, [ ] deal, { } round, Home/End", round: "Round",
     at: "At", who: "Who", request: "Request", event: "Event", open_after_end: "The replay opens to everyone after the end; before it, choose your seat or support.",
     cards_left: "{0} taken", error: "Error",
+    analysis: "Analysis", analysing: "Analysing the match…",
+    no_analysis: "No analysis for this viewer yet (after the end, or for support).",
+    analysis_hint: "Step to a play to see its analysis.",
+    not_analysed: "Play {0} is not analysed: a bot's play, or one the clock made.",
+    analysis_played: "{0}. {1} played {2} ({3})",
+    analysis_best: "The strong bot plays {0} ({1})", cost: "cost {0}",
+    mistake: "A mistake", mistake_because: "A mistake: {0}", mistakes: "Costliest mistakes",
   },
   ar: {
     lobby: "الردهة", table: "الطاولة", replay: "الإعادة", language: "English",
@@ -65,6 +72,13 @@ const STRINGS = {
     keys: "المفاتيح: ←/→ حدث، ↑/↓ لعبة، [ ] توزيع، { } جولة، Home/End", round: "الجولة",
     at: "الوقت", who: "من", request: "الطلب", event: "الحدث", open_after_end: "تُفتح الإعادة للجميع بعد النهاية؛ قبلها اختر مقعدك أو الدعم.",
     cards_left: "أخذ {0}", error: "خطأ",
+    analysis: "التحليل", analysing: "جارٍ تحليل المباراة…",
+    no_analysis: "لا تحليل لهذا المشاهد بعد (بعد النهاية، أو للدعم).",
+    analysis_hint: "انتقل إلى لعبة لترى تحليلها.",
+    not_analysed: "اللعبة {0} غير محللة: لعبة روبوت، أو لعبها المؤقت.",
+    analysis_played: "{0}. {1} لعب {2} ({3})",
+    analysis_best: "الروبوت القوي يلعب {0} ({1})", cost: "الكلفة {0}",
+    mistake: "خطأ", mistake_because: "خطأ: {0}", mistakes: "أكثر الأخطاء كلفة",
   },
 };
 

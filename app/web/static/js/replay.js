@@ -1,6 +1,7 @@
 // The replay viewer at /replay/{id}: the position after any event as the chosen viewer sees it,
-// the move list (click to jump), keys to step, the score by round, support's dispute log and a
-// banner when the match does not verify.
+// the move list (click to jump), keys to step, the score by round, support's dispute log, a
+// banner when the match does not verify, and beside the move list the analysis of the current
+// play (what the strong bot would have played from that seat's view, and what the play cost).
 
 import { api, matchIdFromPath, player, replayLines, seatOf } from "./api.js";
 import { backs, cardElement, cardText, fill, h } from "./cards.js";
@@ -21,6 +22,10 @@ let logRows = [];
 let currentMove = null;
 let currentLog = null;
 let chartRound = -1;
+let analysed = new Map(); // seq -> the analysis of a person's play (GET /matches/{id}/analysis)
+let analysisState = "none"; // none (not asked), loading, ready, unavailable
+let analysisRequest = 0;
+let shownAnalysis = null;
 
 function viewers() {
   const options = [["public", t("public")]];
@@ -70,8 +75,109 @@ async function open() {
   buildMoves();
   buildLog();
   chartRound = -1;
+  analysed = new Map();
   show(at);
   verify(token);
+  loadAnalysis(viewer, token);
+}
+
+function matchEnded() {
+  return lines.some((line) => line.type === "match_ended");
+}
+
+async function loadAnalysis(viewer, token) {
+  // After the end anyone may read the analysis; before it, support only (it tells of cards a
+  // seat could not see), so a seat's or the public's viewer does not ask.
+  const request = ++analysisRequest;
+  if (!matchEnded() && viewer !== "support") {
+    analysisState = "none";
+    renderAnalysis(true);
+    return;
+  }
+  analysisState = "loading";
+  renderAnalysis(true);
+  try {
+    const result = await api("GET", `/matches/${encodeURIComponent(matchId)}/analysis`, { token });
+    if (request !== analysisRequest) return;
+    analysed = new Map(result.plays.map((play) => [play.seq, play]));
+    analysisState = "ready";
+    markMoves();
+  } catch {
+    if (request !== analysisRequest) return;
+    analysisState = "unavailable";
+  }
+  renderAnalysis(true);
+}
+
+function markMoves() {
+  for (const [, item] of moveItems) {
+    const play = analysed.get(Number(item.dataset.seq));
+    if (!play) continue;
+    item.dataset.cost = play.cost.toFixed(1);
+    if (play.mistake) {
+      item.classList.add("mistake");
+      item.title = t("cost", play.cost.toFixed(1));
+    }
+  }
+}
+
+function signed(points) {
+  return `${points >= 0 ? "+" : "−"}${Math.abs(points).toFixed(1)}`;
+}
+
+function currentPlayFrame() {
+  // The play the move list highlights: the latest card played at or before the current event.
+  for (let i = at; i >= 0; i--) {
+    if (frames[i].event && frames[i].event.type === "card_played") return frames[i];
+  }
+  return null;
+}
+
+function renderAnalysis(force = false) {
+  const box = $("analysis");
+  const frame = analysisState === "ready" ? currentPlayFrame() : null;
+  const key = `${analysisState}:${frame ? frame.seq : "-"}`;
+  if (!force && key === shownAnalysis) return;
+  shownAnalysis = key;
+  box.hidden = analysisState === "none";
+  const parts = [h("h3", null, t("analysis"))];
+  if (analysisState === "loading") parts.push(h("p", "muted", t("analysing")));
+  else if (analysisState === "unavailable") parts.push(h("p", "muted", t("no_analysis")));
+  else if (analysisState === "ready") {
+    const play = frame ? analysed.get(frame.seq) : null;
+    if (!frame) parts.push(h("p", "muted", t("analysis_hint")));
+    else if (!play) parts.push(h("p", "muted", t("not_analysed", frame.seq)));
+    else {
+      const line = h("p", "analysis-line");
+      line.dataset.seq = String(play.seq);
+      line.append(
+        h("span", null, t("analysis_played", play.seq, seatName(frame, play.seat), cardText(play.played), signed(play.played_points))),
+        h("br"),
+        h("span", null, t("analysis_best", cardText(play.best), signed(play.best_points))),
+        h("br"),
+        h("strong", "analysis-cost", t("cost", play.cost.toFixed(1))),
+      );
+      parts.push(line);
+      if (play.mistake) {
+        const mistake = h("p", "analysis-mistake", play.reason ? t("mistake_because", play.reason) : t("mistake"));
+        mistake.dataset.testid = "analysis-mistake";
+        parts.push(mistake);
+      }
+    }
+    const worst = [...analysed.values()].filter((p) => p.mistake).sort((a, b) => b.cost - a.cost).slice(0, 5);
+    if (worst.length) {
+      const list = h("ul", "mistakes");
+      for (const p of worst) {
+        const item = h("li", null, `${p.seq}. ${cardText(p.played)} → ${cardText(p.best)} (${t("cost", p.cost.toFixed(1))})`);
+        item.dataset.seq = String(p.seq);
+        const jump = frames.findIndex((f) => f.seq === p.seq);
+        if (jump >= 0) item.addEventListener("click", () => show(jump));
+        list.append(item);
+      }
+      parts.push(h("h4", null, t("mistakes")), list);
+    }
+  }
+  fill(box, ...parts);
 }
 
 function seatName(frame, seat) {
@@ -124,6 +230,7 @@ function show(index) {
   $("last").textContent = describe(frame);
   highlightMove();
   highlightLog();
+  renderAnalysis();
   if (frame.round !== chartRound) drawChart(frame.round);
   history.replaceState(null, "", `#seq=${frame.seq}`);
 }
@@ -146,6 +253,7 @@ function buildMoves() {
   });
   fill($("moves"), h("h3", null, t("moves")), list);
   currentMove = null;
+  if (analysisState === "ready") markMoves();
 }
 
 function highlightMove() {
@@ -257,6 +365,7 @@ function start() {
       buildLog();
       chartRound = -1;
       show(at);
+      renderAnalysis(true);
     }
   });
   fillViewers();
