@@ -10,7 +10,7 @@ from domain.fairness import Stream, bot_stream
 from domain.play import remaining_floor, resolve_play
 from domain.rulesets import FIRST_FLOOR_CARDS, ruleset
 from domain.state import MatchState
-from domain.strong_bot import DEFAULT_BUDGET, StrongBot
+from domain.strong_bot import DEFAULT_BUDGET, LOGIC_VERSION, StrongBot
 from domain.views import SeatView, seat_view
 
 CARDS_DEALT_PER_ROUND: Final = len(DECK) - FIRST_FLOOR_CARDS
@@ -123,16 +123,18 @@ def bot_at(state: MatchState, seat: int) -> Bot:
     if kind == "random":
         hand_size = ruleset(setup.ruleset).hand_size
         return RandomBot.resume(setup.key, seat, hand_size, plays_made(state, seat))
-    return make_bot(kind, setup.key, seat, setup.bot_budget)
+    return make_bot(kind, setup.key, seat, setup.bot_budget, setup.bot_logic)
 
 
-def make_bot(kind: str, key: bytes, seat: int, budget: int | None = None) -> Bot:
+def make_bot(
+    kind: str, key: bytes, seat: int, budget: int | None = None, logic: int = LOGIC_VERSION
+) -> Bot:
     """A bot of ``kind`` (``easy``, ``random`` or ``strong``, sampling ``budget`` deals per
-    decision) for ``seat``."""
+    decision the way ``logic`` numbers) for ``seat``."""
     if kind == "random":
         return RandomBot(key, seat)
     if kind == "strong":
-        return StrongBot(key, seat, DEFAULT_BUDGET if budget is None else budget)
+        return StrongBot(key, seat, DEFAULT_BUDGET if budget is None else budget, logic)
     return EasyBot()
 
 

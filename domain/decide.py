@@ -61,7 +61,7 @@ from domain.names import seat_name
 from domain.play import resolve_play
 from domain.rulesets import MAJORITY_CARDS, MAX_ROUNDS, RULESETS, Classic, ruleset
 from domain.state import MatchSetup, MatchState, side_of
-from domain.strong_bot import DEFAULT_BUDGET
+from domain.strong_bot import DEFAULT_BUDGET, LOGIC_VERSION
 from domain.times import after_seconds, reached
 from domain.views import seat_view
 
@@ -228,6 +228,7 @@ def _create(state: MatchState, cmd: CreateMatch) -> tuple[Event, ...]:
         bot_kind=cmd.bot_kind,
         bot_kinds=bot_kinds,
         bot_budget=bot_budget,
+        bot_logic=msgspec.UNSET if isinstance(bot_budget, msgspec.UnsetType) else LOGIC_VERSION,
         turn_seconds=_turn_seconds_of(cmd),
         private=True if cmd.private else msgspec.UNSET,
         spectators=False if not cmd.spectators else msgspec.UNSET,

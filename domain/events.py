@@ -40,6 +40,9 @@ class MatchCreated(Event, frozen=True, tag="match_created"):
     # bot is bot_kind), and the strong bot's budget in sampled deals (absent: no strong bot).
     bot_kinds: dict[str, str] | msgspec.UnsetType = msgspec.UNSET
     bot_budget: int | msgspec.UnsetType = msgspec.UNSET
+    # How the strong bot decides (domain/strong_bot.py LOGIC_VERSION), whenever one plays;
+    # absent: 1, the way of every match recorded before the field.
+    bot_logic: int | msgspec.UnsetType = msgspec.UNSET
     # A rematch's seats kept for the players who held them (player id by seat, None: open to
     # anyone); absent: no seat is kept.
     reserved: tuple[str | None, ...] | msgspec.UnsetType = msgspec.UNSET

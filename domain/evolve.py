@@ -60,6 +60,7 @@ def _created(state: MatchState, e: MatchCreated) -> MatchState:
         rematch_of=optional(e.rematch_of),
         bot_kinds=_bot_kinds(e),
         bot_budget=e.bot_budget if isinstance(e.bot_budget, int) else None,
+        bot_logic=e.bot_logic if isinstance(e.bot_logic, int) else 1,
         reserved=e.reserved if isinstance(e.reserved, tuple) else (),
     )
     names = tuple(bot_name(setup.kind_at(s)) if s in e.bots else None for s in range(e.seats))
@@ -118,6 +119,7 @@ def _round_started(state: MatchState, e: RoundStarted) -> MatchState:
         pile_basra=(0, 0),
         last_capturer=None,
         trail_pair=None,  # R16: a new round breaks a lone-card setup
+        reburied=(),
         events=state.events + 1,
     )
 
@@ -146,7 +148,12 @@ def _floor_dealt(state: MatchState, e: FloorDealt) -> MatchState:
     moved = set(e.cards) | set(e.reburied)
     stock = tuple(filterfalse(moved.__contains__, state.stock)) + e.reburied
     return replace(
-        state, floor=e.cards, stock=stock, deadline=optional(e.deadline), events=state.events + 1
+        state,
+        floor=e.cards,
+        stock=stock,
+        reburied=e.reburied,
+        deadline=optional(e.deadline),
+        events=state.events + 1,
     )
 
 

@@ -37,6 +37,7 @@ class MatchSetup(msgspec.Struct, frozen=True, gc=False):
     rematch_of: str | None = None  # the match this one is the rematch of
     bot_kinds: tuple[tuple[int, str], ...] = ()  # (seat, kind) where a bot is not bot_kind
     bot_budget: int | None = None  # the strong bot's deals per decision, when one plays
+    bot_logic: int = 1  # how the strong bot decides (its LOGIC_VERSION when the match began)
     reserved: tuple[str | None, ...] = ()  # player id kept per seat of a rematch (): none
 
     def kind_at(self, seat: int) -> str:
@@ -66,6 +67,7 @@ class MatchState(msgspec.Struct, frozen=True, gc=False):
     pile_basra: tuple[int, ...] = (0, 0)
     last_capturer: int | None = None
     trail_pair: tuple[Card, Card] | None = None
+    reburied: tuple[Card, ...] = ()  # R4: this round's cards sent back to the stock's bottom
     totals: tuple[int, ...] = (0, 0)
     carry: int = 0
     plays: int = 0

@@ -26,6 +26,11 @@ from domain.views import SeatView, seat_view
 DEFAULT_BUDGET: Final = 8
 """Deals of the unseen cards sampled per decision unless the match records another count."""
 
+LOGIC_VERSION: Final = 2
+"""How the bot decides: 1 samples every unseen card freely and deals its playouts a block of
+the hand size per seat; 2 keeps the cards sent back (R4) where the seat saw them go and deals
+one card at a time from the seat after the dealer (R5)."""
+
 HORIZON_PLAYS: Final = 16
 """A playout stops after this many plays (two deals of Classic at two seats) or at the round's
 end; what it has not played is then valued by the majority it makes likely."""
@@ -42,6 +47,12 @@ class SeatKnowledge(msgspec.Struct, frozen=True, gc=False):
     taken: tuple[Card, ...]
     last_side: int | None
     decision: int
+    reburied: tuple[Card, ...] = ()
+    """The cards sent back to the stock's bottom when the round's first floor was turned (R4):
+    face up then, so the seat knows where they are until they are dealt, and whose hand they
+    went to after."""
+    taken_points: tuple[int, int] = (0, 0)
+    """The Classic point cards (R18a) in each side's pile this round."""
 
 
 def decision_of(view: SeatView) -> int:
@@ -58,7 +69,15 @@ def knowledge(state: MatchState, seat: int) -> SeatKnowledge:
     """What ``seat`` may know at ``state``: nothing of another hand or of the stock's order."""
     view = seat_view(state, seat)
     taken = tuple(c for pile in state.piles for c in pile)
-    return SeatKnowledge(view, taken, state.last_capturer, decision_of(view))
+    points = state.pile_points
+    return SeatKnowledge(
+        view,
+        taken,
+        state.last_capturer,
+        decision_of(view),
+        state.reburied,
+        (points[0], points[1]),
+    )
 
 
 def view_knowledge(view: SeatView) -> SeatKnowledge:
@@ -98,6 +117,7 @@ class _Game:
     __slots__ = (
         "basra",
         "cards",
+        "first",
         "floor",
         "hands",
         "last",
@@ -122,8 +142,10 @@ class _Game:
         cards: list[int],
         last: int | None,
         memo: _Memo,
+        first: int | None,
     ) -> None:
         self.rules = rules
+        self.first = first
         self.memo = memo
         self.hands = hands
         self.stock = stock
@@ -162,10 +184,21 @@ class _Game:
         self.plays += 1
         self.turn = (seat + 1) % self.seats
         if not self.hands[self.turn] and self.stock:
-            size = self.rules.hand_size
-            for s in range(self.seats):
-                self.hands[(self.turn + s) % self.seats] = self.stock[:size]
-                del self.stock[:size]
+            seats = self.seats
+            first = self.first
+            if first is None:
+                # Version 1: a block of the hand size to each seat from the one on turn.
+                size = self.rules.hand_size
+                for s in range(seats):
+                    self.hands[(self.turn + s) % seats] = self.stock[:size]
+                    del self.stock[:size]
+                return
+            # R5: one card at a time from the top, from the seat after the dealer.
+            count = seats * self.rules.hand_size
+            top = self.stock[:count]
+            del self.stock[:count]
+            for s in range(seats):
+                self.hands[s] = top[(s - first) % seats :: seats]
 
     def over(self) -> bool:
         """Every hand and the stock are empty: the round is to be counted."""
@@ -232,21 +265,25 @@ def _policy(
     return best_card, best_outcome
 
 
+def _majority_shares(cards: list[int], left: int) -> tuple[float, float]:
+    """How likely each side is to end the round with the majority (R20), with ``left`` cards
+    still to take: the share of what is left is taken as even, with the spread of a fair coin
+    per card."""
+    if left == 0:
+        return (float(cards[0] >= MAJORITY_CARDS), float(cards[1] >= MAJORITY_CARDS))
+    spread = math.sqrt(left) * 0.5 * math.sqrt(2.0)
+    return (
+        0.5 * (1.0 + math.erf((cards[0] + left / 2 - (MAJORITY_CARDS - 0.5)) / spread)),
+        0.5 * (1.0 + math.erf((cards[1] + left / 2 - (MAJORITY_CARDS - 0.5)) / spread)),
+    )
+
+
 def _majority_edge(rules: Classic, carry: int, cards: list[int], left: int, side: int) -> float:
     """The majority award (R20) expected for ``side`` less the other's, with ``left`` cards to
-    take: the share of what is left is taken as even, with the spread of a fair coin per card."""
+    take (``_majority_shares``)."""
     award = rules.majority_award + (carry if rules.carries_ties else 0)
-    mine, theirs = cards[side], cards[1 - side]
-    if left == 0:
-        if mine >= MAJORITY_CARDS:
-            return award
-        if theirs >= MAJORITY_CARDS:
-            return -award
-        return 0.0
-    spread = math.sqrt(left) * 0.5 * math.sqrt(2.0)
-    p_mine = 0.5 * (1.0 + math.erf((mine + left / 2 - (MAJORITY_CARDS - 0.5)) / spread))
-    p_theirs = 0.5 * (1.0 + math.erf((theirs + left / 2 - (MAJORITY_CARDS - 0.5)) / spread))
-    return award * (p_mine - p_theirs)
+    shares = _majority_shares(cards, left)
+    return award * (shares[side] - shares[1 - side])
 
 
 def _value(game: _Game, carry: int, side: int) -> float:
@@ -265,6 +302,64 @@ def _value(game: _Game, carry: int, side: int) -> float:
     if rules.scores_point_cards:
         value += points[side] - points[1 - side]
     return value + _majority_edge(rules, carry, cards, left, side)
+
+
+ROUND_SPREAD: Final[dict[tuple[str, int], tuple[float, float]]] = {
+    ("classic", 2): (29.6, 41.0),
+    ("classic", 4): (29.3, 40.9),
+    ("egyptian", 2): (23.0, 38.2),
+    ("egyptian", 4): (23.1, 38.8),
+    ("lebanese", 2): (15.0, 16.8),
+    ("lebanese", 4): (16.2, 19.5),
+    ("yemeni", 2): (30.4, 41.5),
+    ("yemeni", 4): (30.4, 41.9),
+    ("jordanian", 2): (33.0, 45.2),
+    ("jordanian", 4): (32.5, 44.9),
+}
+"""By rule set and seats: the points a side scores in a round on average, and the standard
+deviation of a round's difference between the sides, measured over the rounds of 100 easy-bot
+matches each (``bench/bench_strong.py --rounds 100``, docs/performance.md)."""
+
+
+def _match_value(game: _Game, known: SeatKnowledge, side: int) -> float:
+    """How likely ``side`` is to win the match less how likely the other side is (from -1 to 1),
+    were the round to end as the playout left it (R20-R22).
+
+    The round's points so far, the playout's and, where it stopped early, the majority's
+    expected share make both sides' totals; a side at the target with more points than the
+    other has won when the round is over (R22). Otherwise the lead is weighed against what the
+    rest of the round and the rounds still needed to reach the target may swing: a normal
+    spread of ``ROUND_SPREAD`` per round.
+    """
+    view = known.view
+    rules = game.rules
+    cards = list(game.cards)
+    points = list(game.points)
+    left = len(DECK) - cards[0] - cards[1]
+    if game.over():
+        if game.floor and game.last is not None:
+            # R19: the last cards go to the side that took last.
+            cards[game.last] += len(game.floor)
+            points[game.last] += sum([CLASSIC_POINTS[c] for c in game.floor])
+        left = 0
+    award = rules.majority_award + (view.carry if rules.carries_ties else 0)
+    shares = _majority_shares(cards, left)
+    gains = [0.0, 0.0]
+    for s in (0, 1):
+        gains[s] = game.basra[s] + view.round_basra[s] + award * shares[s]
+        if rules.scores_point_cards:
+            gains[s] += points[s] + known.taken_points[s]
+    mine = view.scores[side] + gains[side]
+    theirs = view.scores[1 - side] + gains[1 - side]
+    lead = mine - theirs
+    top = max(mine, theirs)
+    mean, spread = ROUND_SPREAD.get((view.ruleset, view.seats), ROUND_SPREAD[("classic", 2)])
+    rounds = left / len(DECK)
+    if top < view.target:
+        rounds += max(1.0, (view.target - top) / mean)
+    if rounds <= 0.0 or lead == 0.0:
+        return 0.0 if lead == 0.0 else math.copysign(1.0, lead)
+    return math.erf(lead / (spread * math.sqrt(2.0 * rounds)))
 
 
 def _candidates(hand: tuple[Card, ...]) -> list[Card]:
@@ -288,12 +383,72 @@ def decision_stream(key: bytes, seat: int, decision: int) -> Stream:
     return Stream(key, f"bot/{seat}/{decision}")
 
 
+class DealSampler:
+    """Deals of the unseen cards consistent with everything the seat has seen, the cards sent
+    back to the stock (R4) included: while the stock holds them they lie at its bottom, in the
+    order they were sent back; once it is dealt out, each is in the hand the last deal gave it
+    (one card at a time from the seat after the dealer, R5), until it is played."""
+
+    def __init__(self, known: SeatKnowledge, *, pin_sent_back: bool = True) -> None:
+        view = known.view
+        seats = view.seats
+        unseen = unseen_cards(known)
+        hidden = set(unseen)
+        bottom: list[Card] = []
+        pinned: dict[int, list[Card]] = {}
+        sent_back = known.reburied if pin_sent_back else ()
+        if sent_back and view.stock:
+            bottom = [c for c in sent_back if c in hidden]
+            if len(bottom) > view.stock:
+                bottom = []  # not a dealt position: nothing to pin
+        elif sent_back and view.dealer is not None:
+            first = (view.dealer + 1) % seats
+            for j, card in enumerate(sent_back):
+                holder = (first - len(sent_back) + j) % seats
+                if card in hidden and holder != view.seat:
+                    pinned.setdefault(holder, []).append(card)
+            if any(len(cs) > view.hand_counts[s] for s, cs in pinned.items()):
+                pinned = {}
+        fixed = set(bottom).union(*pinned.values())
+        self.free = [c for c in unseen if c not in fixed]
+        self.bottom = bottom
+        self.pinned = pinned
+        self.view = view
+
+    def draw(self, stream: Stream) -> tuple[list[list[Card]], list[Card]]:
+        """One deal: every other seat's hand, then the stock top first."""
+        view = self.view
+        deal = self.free[:]
+        for i in range(len(deal) - 1, 0, -1):
+            j = stream.uniform(i + 1)
+            deal[i], deal[j] = deal[j], deal[i]
+        hands: list[list[Card]] = []
+        at = 0
+        for s in range(view.seats):
+            if s == view.seat:
+                hands.append(list(view.hand))
+                continue
+            known = self.pinned.get(s, [])
+            wanted = view.hand_counts[s] - len(known)
+            hands.append(known + deal[at : at + wanted])
+            at += wanted
+        return hands, deal[at:] + self.bottom
+
+
 def evaluate(
-    known: SeatKnowledge, key: bytes, budget: int = DEFAULT_BUDGET, label: str = "bot"
+    known: SeatKnowledge,
+    key: bytes,
+    budget: int = DEFAULT_BUDGET,
+    label: str = "bot",
+    *,
+    horizon: int | None = HORIZON_PLAYS,
+    objective: str = "points",
+    version: int = LOGIC_VERSION,
 ) -> dict[Card, float]:
     """The mean outcome for the seat's side (its round points less the other side's) of every
     card of its hand, over ``budget`` deals of the unseen cards drawn from the stream
-    ``LABEL/SEAT/N`` of ``key``."""
+    ``LABEL/SEAT/N`` of ``key``; each playout stops after ``horizon`` plays (None: the round's
+    end)."""
     view = known.view
     hand = view.hand
     if len(hand) == 1:
@@ -305,27 +460,17 @@ def evaluate(
     candidates = _candidates(hand)
     if len(candidates) == 1:
         return dict.fromkeys(hand, 0.0)  # every card plays alike: nothing to sample
-    unseen = list(unseen_cards(known))
-    counts = view.hand_counts
+    deals = DealSampler(known, pin_sent_back=version >= 2)
+    first: int | None = None
+    if version >= 2:
+        first = ((view.dealer if view.dealer is not None else seats - 1) + 1) % seats
     stream = Stream(key, f"{label}/{seat}/{known.decision}")
     totals = dict.fromkeys(candidates, 0.0)
-    horizon = HORIZON_PLAYS
+    limit = horizon if horizon is not None else len(DECK)
     start_cards = list(view.piles)
     memo: _Memo = {}
     for _ in range(max(1, budget)):
-        deal = unseen[:]
-        for i in range(len(deal) - 1, 0, -1):
-            j = stream.uniform(i + 1)
-            deal[i], deal[j] = deal[j], deal[i]
-        hands: list[list[Card]] = []
-        at = 0
-        for s in range(seats):
-            if s == seat:
-                hands.append(list(hand))
-            else:
-                hands.append(deal[at : at + counts[s]])
-                at += counts[s]
-        stock = deal[at:]
+        hands, stock = deals.draw(stream)
         for card in candidates:
             game = _Game(
                 rules,
@@ -337,14 +482,18 @@ def evaluate(
                 list(start_cards),
                 known.last_side,
                 memo,
+                first,
             )
             game.play(card)
-            while game.plays < horizon and not game.over():
+            while game.plays < limit and not game.over():
                 card_then, outcome = _policy(
                     memo, rules, game.hands[game.turn], game.floor, game.trail
                 )
                 game.play(card_then, outcome)
-            totals[card] += _value(game, view.carry, side)
+            if objective == "match":
+                totals[card] += _match_value(game, known, side)
+            else:
+                totals[card] += _value(game, view.carry, side)
     rounds = max(1, budget)
     means = {card: total / rounds for card, total in totals.items()}
     by_kind = {_kind_of(card): mean for card, mean in means.items()}
@@ -363,15 +512,27 @@ def best_card(hand: tuple[Card, ...], values: dict[Card, float]) -> Card:
 class StrongBot:
     """Determinized Monte Carlo over the unseen cards, ``budget`` deals per decision."""
 
-    def __init__(self, key: bytes, seat: int, budget: int = DEFAULT_BUDGET) -> None:
+    def __init__(
+        self,
+        key: bytes,
+        seat: int,
+        budget: int = DEFAULT_BUDGET,
+        version: int = LOGIC_VERSION,
+        objective: str = "points",
+    ) -> None:
         self.key = key
         self.seat = seat
         self.budget = budget
+        self.version = version
+        self.objective = objective
 
     def decide(self, known: SeatKnowledge) -> Card:
         """The card with the best mean outcome for the seat's side over the sampled deals."""
         hand = known.view.hand
-        return best_card(hand, evaluate(known, self.key, self.budget))
+        values = evaluate(
+            known, self.key, self.budget, objective=self.objective, version=self.version
+        )
+        return best_card(hand, values)
 
     def choose_at(self, state: MatchState, seat: int) -> Card:
         """The card for ``seat`` at ``state``, from what that seat may know only (R23)."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 from domain.bots import Bot, EasyBot, bot_at
 from domain.events import CardPlayed
 from domain.state import MatchState
-from domain.strong_bot import DEFAULT_BUDGET, StrongBot
+from domain.strong_bot import DEFAULT_BUDGET, LOGIC_VERSION, StrongBot
 from domain.views import seat_view
 from replays.audit_text import Diverged, card_name
 
@@ -40,8 +40,15 @@ class BotReferee:
             if not self.strong or setup.key is None:
                 return  # decide has judged the card legal; its pick is re-run on request only
             budget = setup.bot_budget or DEFAULT_BUDGET
-            choice = StrongBot(setup.key, seat, budget).choose_at(state, seat)
-            source = f"seat {seat} is a strong bot (budget {budget}), which picks"
+            logic = setup.bot_logic
+            if not 1 <= logic <= LOGIC_VERSION:
+                raise Diverged(
+                    "bot",
+                    f"seat {seat} is a strong bot of logic {logic}, which this version cannot "
+                    f"re-run (it knows 1 to {LOGIC_VERSION})",
+                )
+            choice = StrongBot(setup.key, seat, budget, logic).choose_at(state, seat)
+            source = f"seat {seat} is a strong bot (budget {budget}, logic {logic}), which picks"
         elif kind == "random":
             if setup.key is None:
                 return  # without the secret the random bot's draws are unknown
