@@ -62,24 +62,10 @@ class GroupCommit:
 
         Raises what the insert raised for these rows: IntegrityError when a stream moved on.
         """
-        mine = _Waiting(rows)
-        with self._changed:
-            self._queue.append(mine)
-        while True:
-            with self._changed:
-                while not mine.done and self._leading:
-                    self._changed.wait()
-                if mine.done:
-                    return _outcome(mine)
-                self._leading = True  # lead the next group: the oldest waiting commands
-                group = self._queue[: self._max_group]
-                del self._queue[: self._max_group]
-            try:
-                self._commit(group)
-            finally:
-                with self._changed:
-                    self._leading = False
-                    self._changed.notify_all()
+        [outcome] = self.append_many([rows])
+        if isinstance(outcome, Exception):
+            raise outcome
+        return outcome
 
     def append_many(self, batches: Sequence[Sequence[StoredEvent]]) -> list[list[int] | Exception]:
         """Store each of ``batches`` (one stream's rows each) as ``append`` would, queued at once
@@ -144,9 +130,3 @@ def _finish(
     waiting.positions = positions or []
     waiting.error = error
     waiting.done = True
-
-
-def _outcome(waiting: _Waiting) -> list[int]:
-    if waiting.error is not None:
-        raise waiting.error
-    return waiting.positions
