@@ -189,15 +189,20 @@ class MatchStore:
     @classmethod
     def postgres(cls, settings: PostgresSettings) -> MatchStore:
         """PostgreSQL through eventsourcing.postgres; the schema is created when missing."""
-        from app.store.postgres import ensure_schema, factory_env
+        from app.store.postgres import creating_tables, ensure_schema, factory_env
 
         with translated_errors():
             ensure_schema(settings)
             # eventsourcing's own factory, named by topic, with recorders that refuse at once
             # while the database is down instead of waiting out the library's retries
-            # (docs/architecture.md L19).
+            # (docs/architecture.md L19); its recorders create the tables, one process at a time.
             factory = InfrastructureFactory.construct(factory_env(settings))
-            return cls(factory, config=StoreConfig(kind="postgres", postgres=settings))
+            try:
+                with creating_tables(settings):
+                    return cls(factory, config=StoreConfig(kind="postgres", postgres=settings))
+            except BaseException:
+                factory.close()
+                raise
 
     @classmethod
     def open(cls, config: StoreConfig) -> MatchStore:
@@ -442,6 +447,12 @@ def side_recorder(store: MatchStore, purpose: str) -> AggregateRecorder:
     """
     factory = store.factory
     with translated_errors():
+        if store.kind == "postgres":
+            from app.store.postgres import creating_tables
+
+            assert store.config.postgres is not None
+            with creating_tables(store.config.postgres):
+                return factory.aggregate_recorder(purpose)
         if store.kind != "memory":
             return factory.aggregate_recorder(purpose)
         by_purpose = _SIDE_RECORDERS.setdefault(factory, {})

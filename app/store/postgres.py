@@ -65,6 +65,31 @@ def ensure_schema(settings: PostgresSettings) -> None:
         )
 
 
+@contextlib.contextmanager
+def creating_tables(settings: PostgresSettings) -> Iterator[None]:
+    """Hold the store's advisory lock while creating its tables, so one process at a time does.
+
+    eventsourcing creates its tables, indexes and types with ``CREATE … IF NOT EXISTS`` when a
+    recorder is made. Two server processes starting on a fresh database at the same moment
+    can both find a table missing and both create it, and PostgreSQL then fails one of them
+    (``tuple concurrently updated``, or a unique violation in its catalog): that process does
+    not start. Under this lock the second finds everything made. The lock is PostgreSQL's
+    session-level advisory lock on a key of the schema's name, held on a connection of its own
+    for as long as the tables are being made (closing the connection releases it too).
+    """
+    key = f"basra-tables:{settings.schema}"
+    with connect(settings) as connection:
+        try:
+            connection.execute("SELECT pg_advisory_lock(hashtext(%s))", (key,))
+        except psycopg.Error as error:
+            raise StoreUnavailableError(f"cannot lock the store's tables: {error}") from None
+        try:
+            yield
+        finally:
+            with contextlib.suppress(psycopg.Error):
+                connection.execute("SELECT pg_advisory_unlock(hashtext(%s))", (key,))
+
+
 def drop_schema(settings: PostgresSettings) -> None:
     """Drop the settings' schema and everything in it (tests clean up with this)."""
     if settings.schema == "public":
@@ -199,6 +224,8 @@ class GuardedConnections:
         a long time (the log listener's LISTEN).
         """
         probe = self.breaker.admit()
+        if probe:
+            self._sweep_pool()
         taken: Connection[DictRow] | None = None
         try:
             with self.datastore.get_connection() as connection:
@@ -218,6 +245,23 @@ class GuardedConnections:
         finally:
             if probe:
                 self.breaker.abandoned()
+
+    def _sweep_pool(self) -> None:
+        """Before a probe, drop the pooled connections that broke while the database was away.
+
+        A restart of PostgreSQL closes every connection the pool holds, and the pool only finds
+        out when one is used: each would fail one probe and keep the breaker open another
+        ``open_seconds``, so a process with N such connections would take N probes to recover.
+        psycopg_pool's ``check`` tests each idle connection once, discards the broken ones and
+        starts replacing them, so the probe gets a connection that answers.
+        """
+        check = getattr(getattr(self.datastore, "pool", None), "check", None)
+        if check is None:
+            return
+        try:
+            check()
+        except Exception as error:  # the probe that follows finds out what is wrong
+            log.debug("checking the pool before a probe failed: %s", error)
 
     @contextlib.contextmanager
     def cursor(self) -> Iterator[Cursor[DictRow]]:

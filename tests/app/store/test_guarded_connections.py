@@ -248,3 +248,37 @@ def test_an_error_on_a_connection_that_stays_open_is_the_database_answering() ->
         raise OperationalError("canceling statement due to lock timeout")
     # then the breaker stays closed
     assert not guard.breaker.is_open and guard.breaker.trips == 0
+
+
+class CountingPool:
+    """A pool whose ``check`` (psycopg_pool's sweep of its idle connections) is counted."""
+
+    def __init__(self) -> None:
+        self.checks = 0
+
+    def check(self) -> None:
+        """Count a sweep."""
+        self.checks += 1
+
+
+def test_a_probe_first_sweeps_the_pool_of_connections_broken_by_a_restart() -> None:
+    # given a breaker opened by a failure, its wait over, and the database back
+    datastore = StandInDatastore()
+    pool = CountingPool()
+    datastore.pool = pool  # type: ignore[assignment]
+    guard = GuardedConnections(datastore, Breaker(open_seconds=0.01))
+    with pytest.raises(OperationalError), guard.get_connection():
+        pass
+    assert pool.checks == 0  # a closed breaker's calls never sweep
+    datastore.down = False
+    time.sleep(0.02)
+    # when the next call is admitted as the probe
+    with guard.get_connection():
+        pass
+    # then the pool was swept once, before the probe took its connection, and the breaker closed
+    assert pool.checks == 1
+    assert not guard.breaker.is_open
+    # and calls of a closed breaker do not sweep again
+    with guard.get_connection():
+        pass
+    assert pool.checks == 1
