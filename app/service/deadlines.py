@@ -140,8 +140,8 @@ def fire_many(service: MatchService, due: list[Due]) -> list[Outcome]:
     expired = service.expire_turns(
         [(d.match_id, d.seat or 0, d.deadline or "") for d in turns], caused_by=CLOCK_CAUSE
     )
-    outcomes = dict(zip((id(d) for d in turns), map(_outcome, turns, expired), strict=True))
-    return [outcomes[id(d)] if d.kind == "turn" else _fire_alone(service, d) for d in due]
+    outcomes = iter([_outcome(d, result) for d, result in zip(turns, expired, strict=True)])
+    return [next(outcomes) if d.kind == "turn" else _fire_alone(service, d) for d in due]
 
 
 def _fire_alone(service: MatchService, due: Due) -> Outcome:

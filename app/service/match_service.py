@@ -254,12 +254,20 @@ class MatchService:
 
         Refused as stale when that deadline is no longer in force, and as early before it.
         """
+        at, before, state, steps = self._expiry(match_id, seat, deadline, caused_by)
+        return self._commit(match_id, before, state, steps, None, at)
+
+    def _expiry(
+        self, match_id: str, seat: int, deadline: str, caused_by: str
+    ) -> tuple[str, MatchState, MatchState, Steps]:
+        """The clock's reading, the match before, after the expiry (and the bots' replies), and
+        the steps between: what ``expire_turn`` and ``expire_turns`` store."""
         at = self.clock()
         before = self.load(match_id)
         steps: Steps = []
         command = ExpireTurn(seat=seat, deadline=deadline, now_ms=epoch_ms(at))
         state = bot_turns(apply(before, command, caused_by, steps), steps, epoch_ms(at))
-        return self._commit(match_id, before, state, steps, None, at)
+        return at, before, state, steps
 
     def expire_turns(
         self, due: Sequence[tuple[str, int, str]], *, caused_by: str = "clock"
@@ -271,11 +279,7 @@ class MatchService:
         ready: list[tuple[int, str, MatchState, MatchState, list[RecordedEvent]]] = []
         for n, (match_id, seat, deadline) in enumerate(due):
             try:
-                at = self.clock()
-                before = self.load(match_id)
-                steps: Steps = []
-                command = ExpireTurn(seat=seat, deadline=deadline, now_ms=epoch_ms(at))
-                state = bot_turns(apply(before, command, caused_by, steps), steps, epoch_ms(at))
+                at, before, state, steps = self._expiry(match_id, seat, deadline, caused_by)
                 entries = self._recorded(match_id, before, state, steps, None, at)
             except Exception as refused:  # handed back for this match alone
                 outcomes[n] = refused
@@ -285,8 +289,7 @@ class MatchService:
         for (n, match_id, before, state, entries), outcome in zip(ready, stored, strict=True):
             if isinstance(outcome, Exception):
                 if isinstance(outcome, ConflictError):
-                    self.states.forget(match_id)
-                    self.heads.discard(match_id)
+                    self._lost_race(match_id)
                 outcomes[n] = outcome
                 continue
             self._stored(match_id, before, state, entries)
@@ -395,11 +398,15 @@ class MatchService:
         try:
             self.store.append(match_id, entries)
         except ConflictError:
-            self.states.forget(match_id)
-            self.heads.discard(match_id)
+            self._lost_race(match_id)
             raise
         self._stored(match_id, before, after, entries)
         return entries
+
+    def _lost_race(self, match_id: str) -> None:
+        """Another writer moved the stream on: what this process cached of it is stale."""
+        self.states.forget(match_id)
+        self.heads.discard(match_id)
 
     def _recorded(
         self,
