@@ -6,11 +6,13 @@ from collections.abc import Sequence
 
 from msgspec.structs import replace
 
-from domain.commands import CreateMatch
+from domain.bots import bot_card
+from domain.commands import CreateMatch, PlayCard
 from domain.decide import decide
 from domain.events import Event
 from domain.evolve import evolve, fold
 from domain.fairness import secret_from_text_seed
+from domain.selfplay import bots_for
 from domain.state import INITIAL_STATE, MatchState
 
 
@@ -70,4 +72,17 @@ def apply(state: MatchState, events: Sequence[Event]) -> MatchState:
     """The state after ``events``."""
     for event in events:
         state = evolve(state, event)
+    return state
+
+
+def easy_position(ruleset: str, seats: int, seed: str, plays: int) -> MatchState:
+    """The position ``plays`` plays into an easy-bot match (or its end, if it comes first)."""
+    _, state = created(ruleset, seats, seed=seed, bot_kind="easy")
+    bots = bots_for(state)
+    for _ in range(plays):
+        if state.status != "playing":
+            break
+        seat = state.turn
+        assert seat is not None
+        state = fold(decide(state, PlayCard(seat, bot_card(bots[seat], state, seat))), state)
     return state

@@ -15,7 +15,7 @@ from domain.evolve import fold
 from domain.fairness import deal_key, secret_from_text_seed
 from domain.selfplay import bots_for, play_match
 from domain.views import SeatView, seat_view
-from tests.domain.builders import created, position
+from tests.domain.builders import created, easy_position, position
 
 
 @settings(max_examples=60, deadline=None)
@@ -30,16 +30,7 @@ def test_the_easy_bot_never_changes_its_choice_when_unseen_cards_change(
     ruleset: str, seats: int, seed: str, plays: int, rng: random.Random
 ) -> None:
     # Given a position some plays into a bot match, and the easy bot's choice for the seat on turn
-    _, state = created(ruleset, seats, seed=seed, bot_kind="easy")
-    bots = bots_for(state)
-    for _ in range(plays):
-        if state.status != "playing":
-            break
-        seat = state.turn
-        assert seat is not None
-        state = fold(
-            decide(state, PlayCard(seat, bots[seat].choose(seat_view(state, seat)))), state
-        )
+    state = easy_position(ruleset, seats, seed, plays)
     if state.status != "playing":
         return
     seat = state.turn

@@ -33,7 +33,7 @@ from domain.strong_bot import (
     knowledge,
     unseen_cards,
 )
-from tests.domain.builders import created, position
+from tests.domain.builders import created, easy_position, position
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -56,19 +56,6 @@ def _redealt(state: MatchState, seat: int, rng: random.Random) -> MatchState:
     return replace(state, hands=tuple(hands), stock=tuple(refilled[-1]))
 
 
-def _easy_position(ruleset: str, seats: int, seed: str, plays: int) -> MatchState:
-    """The position ``plays`` plays into an easy-bot match."""
-    _, state = created(ruleset, seats, seed=seed, bot_kind="easy")
-    bots = bots_for(state)
-    for _ in range(plays):
-        if state.status != "playing":
-            break
-        seat = state.turn
-        assert seat is not None
-        state = fold(decide(state, PlayCard(seat, bot_card(bots[seat], state, seat))), state)
-    return state
-
-
 @settings(max_examples=30, deadline=None)
 @given(
     st.sampled_from(["classic", "egyptian", "lebanese", "yemeni", "jordanian"]),
@@ -82,7 +69,7 @@ def test_the_strong_bot_never_changes_its_choice_when_unseen_cards_change(
 ) -> None:
     # Given a position some plays into an easy-bot match, and the strong bot's choices there
     # with three different keys (three draws of its deals)
-    state = _easy_position(ruleset, seats, seed, plays)
+    state = easy_position(ruleset, seats, seed, plays)
     if state.status != "playing":
         return
     seat = state.turn
@@ -111,7 +98,7 @@ def test_the_strong_bot_only_ever_plays_a_card_of_its_own_hand(
     ruleset: str, seats: int, seed: str, plays: int, budget: int, key: bytes
 ) -> None:
     # Given any position of an easy-bot match, any key and any budget
-    state = _easy_position(ruleset, seats, seed, plays)
+    state = easy_position(ruleset, seats, seed, plays)
     if state.status != "playing":
         return
     seat = state.turn
