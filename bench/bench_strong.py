@@ -238,6 +238,42 @@ RULESETS = ("classic", "egyptian", "lebanese", "yemeni", "jordanian")
 """Every rule set, for the timing of decisions."""
 
 
+def round_spread(matches: int) -> str:
+    """By rule set and seats, over the rounds of ``matches`` easy-bot matches each (seeds
+    ``bench-strong-rounds/K``): a side's mean points a round, and the standard deviation of a
+    round's difference between the two sides: ``ROUND_SPREAD`` of domain/strong_bot.py, which
+    the ``match`` objective weighs a lead with."""
+    from domain.events import RoundScored
+    from domain.selfplay import play_match
+
+    lines = ["| rule set | seats | rounds | mean points a side | sd of the difference |"]
+    lines.append("|---|---|---|---|---|")
+    for ruleset in ("classic", "egyptian", "lebanese", "yemeni", "jordanian"):
+        for seats in (2, 4):
+            points: list[int] = []
+            differences: list[int] = []
+            for k in range(matches):
+                command = CreateMatch(
+                    match_id=f"rounds-{k}",
+                    ruleset=ruleset,
+                    seats=seats,
+                    secret=secret_from_text_seed(f"bench-strong-rounds/{k}"),
+                    bots=tuple(range(seats)),
+                    bot_kind="easy",
+                )
+                events, _ = play_match(command)
+                for event in events:
+                    if isinstance(event, RoundScored):
+                        a, b = event.sides[0].total, event.sides[1].total
+                        points += [a, b]
+                        differences.append(a - b)
+            lines.append(
+                f"| {ruleset} | {seats} | {len(differences)} | {statistics.fmean(points):.1f} |"
+                f" {statistics.pstdev(differences):.1f} |"
+            )
+    return "\n".join(lines)
+
+
 def timing(matches: int, strong: Player) -> str:
     """CPU time per strong decision of more than one card, by rule set and seats, in this one
     process (one core): ``matches`` seeded matches each, the strong side against easy bots."""
@@ -359,6 +395,12 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--budgets", default="2,4,8,16,32,64", help="for --regret")
     parser.add_argument("--reference", type=int, default=512, help="for --regret")
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=0,
+        help="only the round spread of this many easy-bot matches per rule set and seats",
+    )
     args = parser.parse_args(argv)
     strong = parse_player(args.strong)
     settings: tuple[Setting, ...] = tuple(replace(s, strong=strong) for s in SETTINGS)
@@ -369,6 +411,9 @@ def main(argv: list[str] | None = None) -> None:
         other = parse_player(args.other)
         name = f"{args.ruleset}-{args.seats}: {strong.label()} vs {other.label()}"
         settings = (Setting(name, args.ruleset, args.seats, args.pairs, strong, other),)
+    if args.rounds:
+        print(round_spread(args.rounds))
+        return
     if args.regret:
         budgets = [int(b) for b in args.budgets.split(",")]
         print(regret_table(args.regret, budgets, args.reference, strong))

@@ -305,20 +305,22 @@ def _value(game: _Game, carry: int, side: int) -> float:
 
 
 ROUND_SPREAD: Final[dict[tuple[str, int], tuple[float, float]]] = {
-    ("classic", 2): (29.6, 41.0),
-    ("classic", 4): (29.3, 40.9),
-    ("egyptian", 2): (23.0, 38.2),
-    ("egyptian", 4): (23.1, 38.8),
-    ("lebanese", 2): (15.0, 16.8),
-    ("lebanese", 4): (16.2, 19.5),
-    ("yemeni", 2): (30.4, 41.5),
-    ("yemeni", 4): (30.4, 41.9),
-    ("jordanian", 2): (33.0, 45.2),
-    ("jordanian", 4): (32.5, 44.9),
+    ("classic", 2): (29.0, 39.2),
+    ("classic", 4): (30.3, 40.8),
+    ("egyptian", 2): (22.6, 38.1),
+    ("egyptian", 4): (23.7, 38.5),
+    ("lebanese", 2): (15.1, 16.9),
+    ("lebanese", 4): (16.1, 18.5),
+    ("yemeni", 2): (29.7, 39.4),
+    ("yemeni", 4): (31.2, 42.2),
+    ("jordanian", 2): (32.0, 42.6),
+    ("jordanian", 4): (34.1, 45.7),
 }
 """By rule set and seats: the points a side scores in a round on average, and the standard
-deviation of a round's difference between the sides, measured over the rounds of 100 easy-bot
-matches each (``bench/bench_strong.py --rounds 100``, docs/performance.md)."""
+deviation of a round's difference between the sides, over the rounds of 100 easy-bot matches
+each (``bench/bench_strong.py --rounds 100``, docs/performance.md). Only the ``match``
+objective uses them, which the benchmark can try (``strong:B:v2:match``); the bots that play
+matches value points."""
 
 
 def _match_value(game: _Game, known: SeatKnowledge, side: int) -> float:
