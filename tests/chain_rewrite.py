@@ -12,29 +12,17 @@ from pathlib import Path
 
 import msgspec
 
-from app.store.decoding import decode_row
-from app.store.mapper import EventMapper
 from domain.chain import chained
 from domain.events import MatchCreated
+from tests.stored_rows import recorded_rows, write_recorded
 
 
 def rechain_sqlite(db: Path, match_id: str) -> None:
     """Recompute every chain link of a stored match from its own (changed) events."""
     with sqlite3.connect(db) as connection:
-        found = connection.execute(
-            "SELECT originator_version, topic, state FROM stored_events"
-            " WHERE originator_id = ? ORDER BY originator_version",
-            (match_id,),
-        ).fetchall()
-        events = [decode_row(match_id, seq, topic, state) for seq, topic, state in found]
+        events = recorded_rows(connection, match_id)
         created = events[0].event
         assert isinstance(created, MatchCreated) and created.secret is not None
         unlinked = [msgspec.structs.replace(e, chain=None) for e in events]
-        mapper = EventMapper()
         for event in chained(unlinked, None, bytes.fromhex(created.secret)):
-            row = mapper.to_stored_event(match_id, event)
-            connection.execute(
-                "UPDATE stored_events SET topic = ?, state = ?"
-                " WHERE originator_id = ? AND originator_version = ?",
-                (row.topic, row.state, match_id, event.seq),
-            )
+            write_recorded(connection, match_id, event)

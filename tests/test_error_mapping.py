@@ -31,6 +31,7 @@ from app.service import MatchService
 from cli.errors import EX_SOFTWARE, EXIT_CODE, exit_code_of
 from domain.errors import BasraError, RequestError, RulesRefusalError, SeatTakenError
 from replays.errors import ReplayDataError, StreamError
+from tests.stored_rows import write_raw_row
 
 CAUSES = (RulesRefusalError, RequestError, StoreFaultError, ReplayDataError)
 """The four causes: every concrete error class is under exactly one."""
@@ -231,10 +232,7 @@ def test_cli_a_store_fault(db: tuple[Path, str]) -> None:
     # given a stored event that can no longer be read
     path, match_id = db
     with sqlite3.connect(path) as connection:
-        connection.execute(
-            "UPDATE stored_events SET state = ? WHERE originator_id = ? AND originator_version = 2",
-            (b"{not json", match_id),
-        )
+        write_raw_row(connection, match_id, 2, b"{not json")
     # when the match is replayed, then the store fault exits 65 (the stored data is damaged)
     result = _run("replay", match_id, "--step", "3", "--db", str(path))
     _one_line(result, 65, f"match {match_id}: stored event seq 2 cannot be read")

@@ -15,6 +15,7 @@ import msgspec
 from eventsourcing.persistence import StoredEvent
 from eventsourcing.utils import register_topic
 
+from app.store.compact import COMPACT_TOPICS, encode_compact
 from app.store.decoding import TOPIC_PREFIX, TOPICS, Envelope, decode_row
 from domain.events import event_tag
 from domain.recorded import RecordedEvent
@@ -22,8 +23,9 @@ from domain.state import MatchSetup, MatchState
 
 for _cls, _topic in TOPICS.items():
     register_topic(_topic, _cls)
+    register_topic(COMPACT_TOPICS[_cls], _cls)
 
-_ENCODER = msgspec.json.Encoder()
+_JSON_ENCODER = msgspec.json.Encoder()
 
 
 def _state_fingerprint() -> str:
@@ -32,17 +34,28 @@ def _state_fingerprint() -> str:
     return hashlib.sha256(shape.encode()).hexdigest()[:16]
 
 
-SNAPSHOT_TOPIC = f"{TOPIC_PREFIX}snapshot/{_state_fingerprint()}"
-"""The topic of snapshots this build writes and trusts; any other snapshot is ignored."""
+SNAPSHOT_TOPIC = f"{TOPIC_PREFIX}snapshot-msgpack/{_state_fingerprint()}"
+"""The topic of snapshots this build writes and trusts (MessagePack); any other snapshot, such
+as the JSON ones of earlier builds, is ignored (the stream is folded instead)."""
 
-_SNAPSHOT_DECODER = msgspec.json.Decoder(MatchState)
+_SNAPSHOT_ENCODER = msgspec.msgpack.Encoder()
+_SNAPSHOT_DECODER = msgspec.msgpack.Decoder(MatchState)
 
 
 class EventMapper:
     """Maps recorded msgspec events to eventsourcing stored events and back."""
 
-    def to_stored_event(self, match_id: str, recorded: RecordedEvent) -> StoredEvent:
-        """The stored row of ``recorded``: match id, seq, its event's topic and the envelope."""
+    def to_stored_event(self, stream: str, recorded: RecordedEvent) -> StoredEvent:
+        """The stored row of ``recorded`` in the compact form (app.store.compact), under the
+        stream's stored name (app.store.streams)."""
+        topic, state = encode_compact(recorded)
+        return StoredEvent(
+            originator_id=stream, originator_version=recorded.seq, topic=topic, state=state
+        )
+
+    def to_json_stored_event(self, stream: str, recorded: RecordedEvent) -> StoredEvent:
+        """The row ``recorded`` had in the JSON form this build reads but no longer writes
+        (for tests and benchmarks of stores recorded before the compact form)."""
         event = recorded.event
         envelope = Envelope(
             event,
@@ -53,17 +66,17 @@ class EventMapper:
             recorded.sealed,
         )
         return StoredEvent(
-            originator_id=match_id,
+            originator_id=stream,
             originator_version=recorded.seq,
             topic=TOPICS.get(type(event)) or TOPIC_PREFIX + event_tag(event),
-            state=_ENCODER.encode(envelope),
+            state=_JSON_ENCODER.encode(envelope),
         )
 
-    def to_recorded(self, stored: StoredEvent) -> RecordedEvent:
-        """The recorded event of a stored row, or CorruptEventError naming match and seq."""
-        return decode_row(
-            str(stored.originator_id), stored.originator_version, stored.topic, stored.state
-        )
+    def to_recorded(self, stored: StoredEvent, match_id: str | None = None) -> RecordedEvent:
+        """The recorded event of a stored row (of match ``match_id``, by default the row's
+        stream name), or CorruptEventError naming match and seq."""
+        name = match_id if match_id is not None else str(stored.originator_id)
+        return decode_row(name, stored.originator_version, stored.topic, stored.state)
 
     def snapshot_to_stored(self, match_id: str, state: MatchState) -> StoredEvent:
         """A stored snapshot row of ``state`` at its last seq."""
@@ -71,7 +84,7 @@ class EventMapper:
             originator_id=match_id,
             originator_version=state.events,
             topic=SNAPSHOT_TOPIC,
-            state=_ENCODER.encode(state),
+            state=_SNAPSHOT_ENCODER.encode(state),
         )
 
     def snapshot_from_stored(self, stored: StoredEvent) -> MatchState | None:

@@ -1,4 +1,8 @@
-"""The event store: one eventsourcing stream per match, keyed by match id, seq = version.
+"""The event store: one eventsourcing stream per match, seq = version.
+
+A match's stream is stored under a short key (app.store.streams; under its match id when it
+was stored before keys), its rows in the compact form (app.store.compact); what the store hands
+out names matches by id and kinds by their ``basra:TAG`` topic whichever form a row has.
 
 The same code runs on eventsourcing's in-memory (POPO) recorder, a SQLite file and PostgreSQL:
 only the infrastructure factory differs. Appends are optimistic: a stream's rows are keyed by
@@ -29,7 +33,7 @@ from eventsourcing.popo import POPOAggregateRecorder
 
 from app.config import PostgresSettings, StoreConfig
 from app.errors import ConflictError, StoreUnavailableError
-from app.store.decoding import TOPICS
+from app.store.decoding import CANONICAL_TOPIC, TOPICS, stored_topics
 from app.store.grouping import GroupCommit
 from app.store.live import LogListener, OnEntry
 from app.store.mapper import EventMapper
@@ -39,6 +43,7 @@ from app.store.sqlite import (
     DurableDatastore,
     prepare_file,
 )
+from app.store.streams import StreamKeys
 from domain.events import MatchCreated
 from domain.recorded import RecordedEvent
 from domain.state import MatchState
@@ -55,7 +60,10 @@ class LogEntry:
     match_id: str
     seq: int
     topic: str
+    """The kind's topic (``basra:card_played``), whichever form the row is stored in."""
     state: bytes
+    stored_topic: str = ""
+    """The row's own topic (``p`` in the compact form); empty: the same as ``topic``."""
 
 
 @contextlib.contextmanager
@@ -130,6 +138,8 @@ class MatchStore:
         self._snapshots: AggregateRecorder = recorders[1]
         if self.kind == "sqlite":
             _index_topics(self.recorder)
+        with translated_errors():
+            self.streams = StreamKeys(self.kind, self.recorder, factory)
         if self.kind == "memory":  # every handle on one in-memory store shares its snapshots
             _MEMORY_SNAPSHOTS.setdefault(factory, recorders[1])
         # Concurrent commands share one transaction, one flush and (PostgreSQL) one turn of
@@ -230,8 +240,9 @@ class MatchStore:
         recorder does not report them). Appends made at the same moment on other threads are
         committed in the same transaction; each is still refused or kept on its own.
         """
-        rows = [self.mapper.to_stored_event(match_id, r) for r in recorded]
         with self.calls.call(), translated_errors(match_id):
+            stream = self._stream_to_write(match_id, recorded)
+            rows = [self.mapper.to_stored_event(stream, r) for r in recorded]
             return self.grouped.append(rows)
 
     def append_many(
@@ -240,8 +251,14 @@ class MatchStore:
         """``append`` for several streams at once, sharing transactions (the turn clock's
         expiries due together); each one's positions, or the error refusing it alone
         (ConflictError when its stream moved on)."""
-        batches = [[self.mapper.to_stored_event(m, r) for r in recorded] for m, recorded in appends]
         with self.calls.call(), translated_errors():
+            batches = [
+                [
+                    self.mapper.to_stored_event(self._stream_to_write(m, recorded), r)
+                    for r in recorded
+                ]
+                for m, recorded in appends
+            ]
             outcomes = self.grouped.append_many(batches)
         translated: list[list[int] | Exception] = []
         for (match_id, _), outcome in zip(appends, outcomes, strict=True):
@@ -254,21 +271,30 @@ class MatchStore:
             translated.append(outcome)
         return translated
 
+    def _stream_to_write(self, match_id: str, recorded: Sequence[RecordedEvent]) -> str:
+        """The stored name of the stream these events go to (a new key for a new match)."""
+        if recorded and recorded[0].seq == 1:
+            return self.streams.create(match_id)
+        return self.streams.originator(match_id)
+
     def read(
         self, match_id: str, after_seq: int = 0, upto_seq: int | None = None
     ) -> list[RecordedEvent]:
         """The stream's events after ``after_seq`` (up to ``upto_seq``), in order."""
         with self.calls.call(), translated_errors(match_id):
             rows = self.recorder.select_events(
-                match_id, gt=after_seq if after_seq > 0 else None, lte=upto_seq
+                self.streams.originator(match_id),
+                gt=after_seq if after_seq > 0 else None,
+                lte=upto_seq,
             )
         to_recorded = self.mapper.to_recorded
-        return [to_recorded(row) for row in rows]
+        return [to_recorded(row, match_id) for row in rows]
 
     def last_seq(self, match_id: str) -> int:
         """The stream's last seq, 0 when there is no such match."""
         with self.calls.call(), translated_errors(match_id):
-            rows = self.recorder.select_events(match_id, desc=True, limit=1)
+            stream = self.streams.originator(match_id)
+            rows = self.recorder.select_events(stream, desc=True, limit=1)
         return rows[0].originator_version if rows else 0
 
     # -- snapshots ----------------------------------------------------------------------------
@@ -294,16 +320,28 @@ class MatchStore:
 
     def log_after(self, position: int, limit: int, topics: Sequence[str] = ()) -> list[LogEntry]:
         """Up to ``limit`` entries of the global log after ``position``, in order."""
+        topics = stored_topics(list(topics))
         if len(topics) > 1 and self.kind == "sqlite":
             return self._log_after_topics(position, limit, topics)
         with self.calls.call(), translated_errors():
             rows = self.recorder.select_notifications(
                 start=position, limit=limit, topics=topics, inclusive_of_start=False
             )
-        return [
-            LogEntry(n.id, str(n.originator_id), n.originator_version, n.topic, n.state)
-            for n in rows
-        ]
+            return [
+                self._entry(n.id, str(n.originator_id), n.originator_version, n.topic, n.state)
+                for n in rows
+            ]
+
+    def _entry(self, position: int, stream: str, seq: int, topic: str, state: bytes) -> LogEntry:
+        """The log entry of a stored row: its match by id and its kind's topic."""
+        return LogEntry(
+            position,
+            self.streams.match_of(stream),
+            seq,
+            CANONICAL_TOPIC.get(topic, topic),
+            state,
+            topic,
+        )
 
     def _log_after_topics(self, position: int, limit: int, topics: Sequence[str]) -> list[LogEntry]:
         """``log_after`` for several topics on SQLite, in one statement on the topic index.
@@ -329,7 +367,8 @@ class MatchStore:
         ):
             cursor.execute(statement, [*params, limit])
             rows = cursor.fetchall()
-        return [LogEntry(row[0], str(row[1]), row[2], row[3], row[4]) for row in rows]
+        with self.calls.call(), translated_errors():
+            return [self._entry(row[0], str(row[1]), row[2], row[3], row[4]) for row in rows]
 
     def max_position(self) -> int:
         """The last position of the global log, 0 when it is empty."""
@@ -341,7 +380,12 @@ class MatchStore:
         LISTEN/NOTIFY), not started; None on stores that cannot push (poll ``log_after``)."""
         if self.kind != "postgres":
             return None
-        return LogListener(self.recorder, position, on_entry)
+        match_of = self.streams.match_of
+
+        def on_row(at: int, stream: str, seq: int) -> None:
+            on_entry(at, match_of(stream), seq)
+
+        return LogListener(self.recorder, position, on_row)
 
     def match_ids(self) -> list[str]:
         """Every stored match id, in the order the matches were created."""
@@ -358,7 +402,7 @@ class MatchStore:
     def to_recorded(self, entry: LogEntry) -> RecordedEvent:
         """Decode a log entry (CorruptEventError names its match and seq)."""
         return self.mapper.to_recorded(
-            StoredEvent(entry.match_id, entry.seq, entry.topic, entry.state)
+            StoredEvent(entry.match_id, entry.seq, entry.stored_topic or entry.topic, entry.state)
         )
 
 

@@ -3,7 +3,8 @@
 Opening the store through eventsourcing costs a command-line process more than the rest of its
 work (docs/performance.md, command start-up). This reader runs the same queries eventsourcing's
 SQLite application recorder runs on the table it writes (``stored_events``: originator_id,
-originator_version, topic, state; the log position is the rowid) and decodes each row with
+originator_version, topic, state; the log position is the rowid), finds each match's stream
+name in ``stored_streams`` as app.store.streams does, and decodes each row with
 app.store.decoding, as the store does. It never creates or changes anything: a file without the
 table holds no match. Writers, snapshots and PostgreSQL stay with
 app.store.match_store.
@@ -18,7 +19,8 @@ from typing import Any
 import msgspec
 
 from app.errors import CorruptEventError, MatchNotFoundError, StoreUnavailableError
-from app.store.decoding import TOPICS, decode_row
+from app.store.decoding import STORED_TOPICS, TOPICS, decode_row
+from app.store.streams import STREAMS_TABLE, stream_key
 from domain.events import MatchCreated
 from domain.players import PLAYER_EVENT_DECODER, PlayerState, fold_player
 from domain.recorded import RecordedEvent
@@ -62,19 +64,29 @@ class SQLiteStreams:
         rows = self._rows(
             f"SELECT originator_version, topic, state FROM {EVENTS_TABLE} "
             "WHERE originator_id=? ORDER BY originator_version ASC",
-            (match_id,),
+            (self._stream(match_id),),
         )
         if not rows:
             raise MatchNotFoundError(match_id)
         return [decode_row(match_id, int(seq), str(topic), state) for seq, topic, state in rows]
 
+    def _stream(self, match_id: str) -> str:
+        """The name the match's stream is stored under (its key, or its id: a legacy stream)."""
+        rows = self._rows(f"SELECT n FROM {STREAMS_TABLE} WHERE match_id=?", (match_id,))
+        return stream_key(int(rows[0][0])) if rows else match_id
+
     def match_ids(self) -> list[str]:
         """Every stored match id, in the order the matches were created."""
+        compact, legacy = STORED_TOPICS[TOPICS[MatchCreated]]
+        keys = {
+            stream_key(int(n)): str(match_id)
+            for n, match_id in self._rows(f"SELECT n, match_id FROM {STREAMS_TABLE}", ())
+        }
         rows = self._rows(
-            f"SELECT originator_id FROM {EVENTS_TABLE} WHERE topic=? ORDER BY rowid",
-            (TOPICS[MatchCreated],),
+            f"SELECT originator_id FROM {EVENTS_TABLE} WHERE topic IN (?, ?) ORDER BY rowid",
+            (compact, legacy),
         )
-        return [str(row[0]) for row in rows]
+        return [keys.get(str(row[0]), str(row[0])) for row in rows]
 
     def max_position(self) -> int:
         """The last position of the global log (its largest rowid), 0 when it is empty."""

@@ -11,6 +11,7 @@ from app.service.deadlines import Due, due_of, fire, open_matches
 from app.store.match_store import MatchStore
 from domain.events import MatchEnded
 from domain.times import utc_text
+from tests.stored_rows import write_raw_row
 
 START_MS = 1_800_000_000_000
 """A fixed instant the tests' clock starts at."""
@@ -194,10 +195,7 @@ def test_a_stream_that_fails_in_a_batch_fails_alone_and_the_others_fire(tmp_path
     last_seq = writer.store.last_seq(ids[2])
     writer.close()
     with sqlite3.connect(db) as raw:
-        raw.execute(
-            "UPDATE stored_events SET state = ? WHERE originator_id = ? AND originator_version = ?",
-            [b"{not an event", ids[2], last_seq],
-        )
+        write_raw_row(raw, ids[2], last_seq, b"{not an event")
     service = MatchService(MatchStore.sqlite(db), clock=clock)
     clock.ms = dues[0].due_ms + 10
 

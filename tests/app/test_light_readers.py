@@ -21,6 +21,7 @@ from app.store.match_store import MatchStore
 from app.store.sqlite_reader import SQLiteStreams
 from domain.fairness import secret_from_text_seed
 from tests.app.test_readmodels import record_some_matches
+from tests.stored_rows import stream_of, write_raw_row
 
 
 @pytest.fixture
@@ -55,14 +56,11 @@ def test_an_unknown_match_and_a_damaged_row_are_the_stores_errors(
     # given a store with one row damaged and one topic no build knows
     path, ids = written
     with sqlite3.connect(path) as connection:
-        connection.execute(
-            "UPDATE stored_events SET state = ? WHERE originator_id = ? AND originator_version = 3",
-            (b"{not json", ids[0]),
-        )
+        write_raw_row(connection, ids[0], 3, b"{not json")
         connection.execute(
             "UPDATE stored_events SET topic = 'domain.events:CardPlayed'"
             " WHERE originator_id = ? AND originator_version = 4",
-            (ids[1],),
+            (stream_of(connection, ids[1]),),
         )
     connection.close()
     store = MatchStore.sqlite(path)

@@ -83,7 +83,8 @@ def test_a_corrupt_event_names_the_match_and_other_matches_keep_working(
     service.take_seat("m-bad", 0, "ann")
     service.create_match(ruleset="classic", seats=2, bots=(1,), match_id="m-ok")
     seq = store.last_seq("m-bad") + 1
-    store.recorder.insert_events([StoredEvent("m-bad", seq, TOPICS[CardPlayed], b"\x00garbage")])
+    stream = store.streams.originator("m-bad")
+    store.recorder.insert_events([StoredEvent(stream, seq, TOPICS[CardPlayed], b"\x00garbage")])
 
     # when a fresh process loads the damaged match
     fresh = MatchService(store)

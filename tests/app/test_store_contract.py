@@ -8,6 +8,7 @@ import pytest
 from eventsourcing.persistence import StoredEvent
 
 from app.errors import ConflictError, CorruptEventError
+from app.store.compact import COMPACT_TOPICS
 from app.store.decoding import TOPICS
 from app.store.mapper import SNAPSHOT_TOPIC
 from app.store.match_store import MatchStore
@@ -168,11 +169,13 @@ def test_stored_topics_are_the_stable_tags_not_module_paths(store: MatchStore) -
     events = bot_match("m-t")
     store.append("m-t", recorded(events))
 
-    # when the raw rows are read, then each topic is "basra:" + the event's stable tag
-    rows = store.recorder.select_events("m-t")
-    assert [row.topic for row in rows] == [f"basra:{event_tag(e)}" for e in events]
-    assert TOPICS[CardPlayed] == "basra:card_played"
+    # when the raw rows are read, then each topic is the kind's one letter of the compact form
+    rows = store.recorder.select_events(store.streams.originator("m-t"))
+    assert [row.topic for row in rows] == [COMPACT_TOPICS[type(e)] for e in events]
+    assert TOPICS[CardPlayed] == "basra:card_played" and COMPACT_TOPICS[CardPlayed] == "p"
     assert all("domain" not in row.topic for row in rows)
+    # and the log names each entry by its kind's stable tag, whatever the row's form
+    assert [e.topic for e in store.log_after(0, 1000)] == [f"basra:{event_tag(e)}" for e in events]
 
 
 def test_a_corrupt_event_is_named_and_the_rest_of_the_store_works(store: MatchStore) -> None:
@@ -180,10 +183,11 @@ def test_a_corrupt_event_is_named_and_the_rest_of_the_store_works(store: MatchSt
     good, bad = bot_match("m-good", "g"), bot_match("m-bad", "b")
     store.append("m-good", recorded(good))
     store.append("m-bad", recorded(bad[:2]))
+    stream = store.streams.originator("m-bad")
     store.recorder.insert_events(
-        [StoredEvent("m-bad", 3, TOPICS[CardPlayed], b'{"event": {"type": "card_pl')]
+        [StoredEvent(stream, 3, TOPICS[CardPlayed], b'{"event": {"type": "card_pl')]
     )
-    store.recorder.insert_events([StoredEvent("m-bad", 4, "basra:comet_struck", b"{}")])
+    store.recorder.insert_events([StoredEvent(stream, 4, "basra:comet_struck", b"{}")])
 
     # when the bad stream is read, then the error names the match and the event's position
     with pytest.raises(CorruptEventError) as caught:

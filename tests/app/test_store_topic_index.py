@@ -20,7 +20,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.store.decoding import TOPICS
+from app.store.decoding import CANONICAL_TOPIC, TOPICS, stored_topics
 from app.store.match_store import TOPIC_INDEX, LogEntry, MatchStore
 from domain.events import Event, MatchEnded, RoundStarted, SeatTaken
 from domain.recorded import RecordedEvent
@@ -63,10 +63,18 @@ def mixed_store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[MatchStore
 def _library(store: MatchStore, position: int, limit: int, topics: list[str]) -> list[LogEntry]:
     recorder: Any = store.recorder
     rows = recorder.select_notifications(
-        start=position, limit=limit, topics=topics, inclusive_of_start=False
+        start=position, limit=limit, topics=stored_topics(topics), inclusive_of_start=False
     )
     return [
-        LogEntry(n.id, str(n.originator_id), n.originator_version, n.topic, n.state) for n in rows
+        LogEntry(
+            n.id,
+            store.streams.match_of(str(n.originator_id)),
+            n.originator_version,
+            CANONICAL_TOPIC[n.topic],
+            n.state,
+            n.topic,
+        )
+        for n in rows
     ]
 
 

@@ -11,7 +11,9 @@ from typer.testing import CliRunner, Result
 
 from app.service import MatchService
 from cli.main import app
+from domain.events import CardPlayed
 from domain.fairness import secret_from_text_seed
+from tests.stored_rows import recorded_rows, write_raw_row
 
 runner = CliRunner()
 
@@ -74,15 +76,15 @@ def test_matches_has_a_header_and_says_how_each_match_ended(db: Path) -> None:
 def test_matches_flags_a_play_that_cannot_be_read(db: Path) -> None:
     # given a stored card_played whose JSON is damaged
     with sqlite3.connect(db) as connection:
-        connection.execute(
-            "UPDATE stored_events SET state = ? WHERE originator_id = 'm-bot' AND topic = ?"
-            " AND originator_version = (SELECT MIN(originator_version) FROM stored_events"
-            " WHERE originator_id = 'm-bot' AND topic = ?)",
-            (
-                b'{"event": {"type": "card_played", "seat": "x"',
-                "basra:card_played",
-                "basra:card_played",
-            ),
+        first_play = next(
+            r.seq for r in recorded_rows(connection, "m-bot") if isinstance(r.event, CardPlayed)
+        )
+        write_raw_row(
+            connection,
+            "m-bot",
+            first_play,
+            b'{"event": {"type": "card_played", "seat": "x"',
+            topic="basra:card_played",
         )
     # when the matches are listed again from the log, in plain text and as JSON
     assert run("projections", "rebuild", "--db", str(db)).exit_code == 0

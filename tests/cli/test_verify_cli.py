@@ -18,6 +18,7 @@ from domain.bots import EasyBot
 from domain.fairness import secret_from_text_seed
 from domain.views import seat_view
 from tests.chain_rewrite import rechain_sqlite
+from tests.stored_rows import json_row, json_rows, stream_of, write_json_row, write_raw_row
 
 ISOLATED = {"BASRA_DATABASE_URL": None, "POSTGRES_DBNAME": None, "BASRA_DB": None}
 
@@ -90,11 +91,7 @@ def ids(recorded_store: tuple[Path, dict[str, str]]) -> dict[str, str]:
 def rows(db: Path, match_id: str) -> list[dict[str, Any]]:
     """The stored events of a match, as the JSON the store keeps, by seq from 1."""
     with sqlite3.connect(db) as connection:
-        found = connection.execute(
-            "SELECT state FROM stored_events WHERE originator_id = ? ORDER BY originator_version",
-            (match_id,),
-        ).fetchall()
-    return [json.loads(state) for (state,) in found]
+        return json_rows(connection, match_id)
 
 
 def rewrite(
@@ -109,16 +106,9 @@ def rewrite(
     ``consistent`` also recomputes the chain after it (knowing the secret), so the rules, not
     the chain, are what catches it."""
     with sqlite3.connect(db) as connection:
-        (state,) = connection.execute(
-            "SELECT state FROM stored_events WHERE originator_id = ? AND originator_version = ?",
-            (match_id, seq),
-        ).fetchone()
-        stored = json.loads(state)
+        stored = json_row(connection, match_id, seq)
         change(stored["event"])
-        connection.execute(
-            "UPDATE stored_events SET state = ? WHERE originator_id = ? AND originator_version = ?",
-            (json.dumps(stored).encode(), match_id, seq),
-        )
+        write_json_row(connection, match_id, seq, stored)
     if consistent:
         rechain_sqlite(db, match_id)
 
@@ -126,18 +116,15 @@ def rewrite(
 def swap(db: Path, match_id: str, seq: int) -> None:
     """Put the stored events at ``seq`` and ``seq + 1`` in each other's place."""
     with sqlite3.connect(db) as connection:
+        stream = stream_of(connection, match_id)
         found = connection.execute(
             "SELECT originator_version, topic, state FROM stored_events"
             " WHERE originator_id = ? AND originator_version IN (?, ?)",
-            (match_id, seq, seq + 1),
+            (stream, seq, seq + 1),
         ).fetchall()
         (_, topic_a, state_a), (_, topic_b, state_b) = sorted(found)
         for version, topic, state in ((seq, topic_b, state_b), (seq + 1, topic_a, state_a)):
-            connection.execute(
-                "UPDATE stored_events SET topic = ?, state = ?"
-                " WHERE originator_id = ? AND originator_version = ?",
-                (topic, state, match_id, version),
-            )
+            write_raw_row(connection, match_id, version, state, topic=topic)
     rechain_sqlite(db, match_id)
 
 
@@ -250,10 +237,7 @@ def test_a_changed_secret_fails_at_the_first_event(db: Path, ids: dict[str, str]
 def test_a_row_that_cannot_be_read_is_reported_at_its_seq(db: Path, ids: dict[str, str]) -> None:
     match_id = ids["bots"]
     with sqlite3.connect(db) as connection:
-        connection.execute(
-            "UPDATE stored_events SET state = ? WHERE originator_id = ? AND originator_version = 7",
-            (b"{not json", match_id),
-        )
+        write_raw_row(connection, match_id, 7, b"{not json")
     result = run("verify", "--all", "--db", str(db))
     assert result.exit_code == 1
     lines = dict(line.split("\t", 1) for line in result.stdout.splitlines())
@@ -301,16 +285,9 @@ def rewrite_trail(db: Path, match_id: str, seq: int, **fields: Any) -> None:
     """Change who caused, or when, the stored event at ``seq`` (its dispute trail), and
     recompute the chain after it."""
     with sqlite3.connect(db) as connection:
-        (state,) = connection.execute(
-            "SELECT state FROM stored_events WHERE originator_id = ? AND originator_version = ?",
-            (match_id, seq),
-        ).fetchone()
-        stored = json.loads(state)
+        stored = json_row(connection, match_id, seq)
         stored.update(fields)
-        connection.execute(
-            "UPDATE stored_events SET state = ? WHERE originator_id = ? AND originator_version = ?",
-            (json.dumps(stored).encode(), match_id, seq),
-        )
+        write_json_row(connection, match_id, seq, stored)
     rechain_sqlite(db, match_id)
 
 
@@ -391,7 +368,7 @@ def test_a_seat_reads_the_banner_without_the_reason(db: Path, ids: dict[str, str
     with sqlite3.connect(db) as connection:
         connection.execute(
             "DELETE FROM stored_events WHERE originator_id = ? AND originator_version > ?",
-            (match_id, seq + 1),
+            (stream_of(connection, match_id), seq + 1),
         )
     # when seat 0 steps to it
     shown = run("replay", match_id, "--step", str(seq), "--as", "0", "--db", str(db))
@@ -406,17 +383,10 @@ def edit_row(db: Path, match_id: str, seq: int, top: dict[str, Any], event: dict
     """Change stored fields of the event at ``seq`` (its trail ``top``, its ``event`` fields)
     and leave every chain link as it was."""
     with sqlite3.connect(db) as connection:
-        (state,) = connection.execute(
-            "SELECT state FROM stored_events WHERE originator_id = ? AND originator_version = ?",
-            (match_id, seq),
-        ).fetchone()
-        stored = json.loads(state)
+        stored = json_row(connection, match_id, seq)
         stored.update(top)
         stored["event"].update(event)
-        connection.execute(
-            "UPDATE stored_events SET state = ? WHERE originator_id = ? AND originator_version = ?",
-            (json.dumps(stored).encode(), match_id, seq),
-        )
+        write_json_row(connection, match_id, seq, stored)
 
 
 @pytest.mark.parametrize(

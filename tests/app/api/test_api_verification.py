@@ -123,11 +123,9 @@ def _overwrite(service: MatchService, match_id: str, recorded: Any) -> None:
     """Replace one stored row of the SQLite file in place, as an operator could."""
     import sqlite3
 
-    row = service.store.mapper.to_stored_event(match_id, recorded)
+    from tests.stored_rows import write_recorded
+
     path = service.store.config.sqlite_path
     assert path is not None
     with sqlite3.connect(path) as db:
-        db.execute(
-            "UPDATE stored_events SET state = ? WHERE originator_id = ? AND originator_version = ?",
-            (row.state, match_id, recorded.seq),
-        )
+        write_recorded(db, match_id, recorded)

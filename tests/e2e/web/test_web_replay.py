@@ -17,9 +17,9 @@ import msgspec
 import pytest
 
 from app.store.decoding import decode_row
-from app.store.mapper import EventMapper
 from tests.e2e.test_serve import SUPPORT, serve_process
 from tests.e2e.web.conftest import NO_LIMITS, open_page, screenshot
+from tests.stored_rows import stream_of, write_recorded
 
 pytestmark = pytest.mark.e2e
 
@@ -195,17 +195,13 @@ def test_a_match_that_does_not_verify_shows_a_banner_naming_the_seq(
         seq, topic, state = connection.execute(
             "SELECT originator_version, topic, state FROM stored_events"
             " WHERE originator_id = ? AND originator_version = ?",
-            (match_id, play["seq"]),
+            (stream_of(connection, match_id), play["seq"]),
         ).fetchone()
         recorded = decode_row(match_id, seq, topic, state)
         changed = msgspec.structs.replace(
             recorded, event=msgspec.structs.replace(recorded.event, basra=20)
         )
-        row = EventMapper().to_stored_event(match_id, changed)
-        connection.execute(
-            "UPDATE stored_events SET state = ? WHERE originator_id = ? AND originator_version = ?",
-            (row.state, match_id, seq),
-        )
+        write_recorded(connection, match_id, changed)
     # when its replay is opened on a server over that file
     with serve_process(tmp_path, "--db", str(db), env=NO_LIMITS) as (url, _process):
         viewer = open_page(browser, url)

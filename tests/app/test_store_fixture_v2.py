@@ -1,0 +1,97 @@
+"""Schema evolution: a store written just before the compact form and stream keys still loads,
+verifies, continues and feeds the read models, beside matches stored the new way."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from app.readmodels.models import ReadModels
+from app.service import MatchService
+from app.store.compact import is_compact_topic
+from domain.chain import chain_status, first_break
+from domain.events import MatchCreated
+from domain.evolve import fold
+from domain.fairness import secret_from_text_seed
+from replays.audit import audit
+
+
+def verifies(service: MatchService, match_id: str) -> bool:
+    """Whether the stored match verifies: every event from the rules, the chain unbroken."""
+    stream = service.events(match_id)
+    created = stream[0].event
+    assert isinstance(created, MatchCreated) and created.secret is not None
+    return audit(stream).ok and first_break(stream, bytes.fromhex(created.secret)) is None
+
+
+FIXTURE = Path(__file__).parent.parent / "data" / "store_fixture_v2.db"
+IDS = ["fixture-bots", "fixture-people", "fixture-waiting"]
+
+
+@pytest.fixture
+def v2_store(tmp_path: Path) -> Iterator[MatchService]:
+    """A copy of the store the build before the compact form wrote (never the fixture itself)."""
+    copy = tmp_path / "v2.db"
+    shutil.copyfile(FIXTURE, copy)
+    service = MatchService.open(copy)
+    yield service
+    service.close()
+
+
+def test_every_v2_stream_loads_folds_and_keeps_its_chain(v2_store: MatchService) -> None:
+    # when the store is opened by this build, then its matches are there by id
+    assert v2_store.match_ids() == IDS
+    for match_id in IDS:
+        stream = v2_store.events(match_id)
+        assert [r.seq for r in stream] == list(range(1, len(stream) + 1))
+        assert v2_store.load(match_id) == fold(r.event for r in stream)
+        # and every event still carries the chain link it was stored with
+        assert all(r.chain is not None for r in stream)
+        assert chain_status(stream) == "chained"
+    # and the rows are as that build wrote them: JSON, under the match id
+    rows = v2_store.store.recorder.select_events("fixture-bots")
+    assert rows and all(r.topic.startswith("basra:") for r in rows)
+
+
+def test_a_v2_match_verifies(v2_store: MatchService) -> None:
+    # the deals against the seed and the chain, recomputed from the stored rows
+    assert verifies(v2_store, "fixture-bots")
+
+
+def test_a_v2_match_continues_in_the_compact_form_under_its_id(v2_store: MatchService) -> None:
+    # given the match still in play
+    state = v2_store.load("fixture-people")
+    # when the person plays on
+    recorded = v2_store.play_card("fixture-people", 0, state.hands[0][0])
+    # then the new rows follow the old seqs, compact, under the match id, chained on
+    assert recorded[0].seq == state.events + 1
+    rows = v2_store.store.recorder.select_events("fixture-people", gt=state.events)
+    assert [r.originator_version for r in rows] == [r.seq for r in recorded]
+    assert all(is_compact_topic(r.topic) for r in rows)
+    assert verifies(v2_store, "fixture-people")
+    # and a new match beside them gets the first stream key
+    new_id, _ = v2_store.create_match(
+        ruleset="classic", seats=2, bots=(0, 1), secret=secret_from_text_seed("v2/new")
+    )
+    assert v2_store.store.streams.originator(new_id) == "11"
+    assert v2_store.match_ids() == [*IDS, new_id]
+    assert verifies(v2_store, new_id)
+
+
+def test_v2_streams_feed_the_read_models_beside_new_ones(
+    v2_store: MatchService, tmp_path: Path
+) -> None:
+    new_id, _ = v2_store.create_match(
+        ruleset="classic", seats=2, bots=(0, 1), secret=secret_from_text_seed("v2/read")
+    )
+    read = ReadModels(tmp_path / "read.sqlite3", v2_store.store)
+    read.catch_up()
+    rows = {r.match_id: r for r in read.matches()}
+    assert set(rows) == {*IDS, new_id}
+    assert rows["fixture-bots"].status == "ended" and rows[new_id].status == "ended"
+    assert rows["fixture-people"].players == ["amira", "random bot"]
+    assert all(r.problem is None for r in rows.values())
+    read.close()
