@@ -68,7 +68,7 @@ def fill(store: MatchStore, start: int, stop: int, template: list[RecordedEvent]
     run = uuid.uuid4().hex[:6]
     for first in range(start, stop, FILL_BATCH):
         rows = [
-            store.mapper.to_stored_event(f"fill-{run}-{k}", recorded)
+            store.mapper.to_stored_event(store.streams.create(f"fill-{run}-{k}"), recorded)
             for k in range(first, min(stop, first + FILL_BATCH))
             for recorded in template
         ]

@@ -142,7 +142,8 @@ def generate(db: Path, matches: int, plays: int, seed: int = 13) -> list[str]:
         batch: list[StoredEvent] = []
         for n in range(start, min(matches, start + CHUNK)):
             a, b = pairs[n]
-            batch.extend(to_stored(f"m-{n}", r) for r in _match(n, a, b, plays, rng))
+            stream = store.streams.create(f"m-{n}")  # its key, as an append of seq 1 gives it
+            batch.extend(to_stored(stream, r) for r in _match(n, a, b, plays, rng))
         store.recorder.insert_events(batch)
         if start % 20_000 == 0:
             say(f"  generated {start + CHUNK} matches")

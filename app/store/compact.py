@@ -23,11 +23,12 @@ tool see the same events whichever form a row has.
 
 from __future__ import annotations
 
+import functools
 import types
 import typing
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
-from typing import Any, Final, Union
+from typing import Annotated, Any, Final, Union
 
 import msgspec
 
@@ -103,33 +104,8 @@ _AT_FORMAT: Final = "%Y-%m-%dT%H:%M:%S.%fZ"
 _MICROSECOND: Final = timedelta(microseconds=1)
 
 Convert = Callable[[Any], Any]
-
-
-def _same(value: Any) -> Any:
-    return value
-
-
-class _Field(msgspec.Struct, frozen=True):
-    """How one stored field of a kind is converted, and its default for trimming."""
-
-    name: str
-    encode: Convert
-    decode: Convert
-    default: Any
-    has_default: bool
-
-
-def _is_default(value: Any, field: _Field) -> bool:
-    default = field.default
-    return field.has_default and (
-        value is default or (type(value) is type(default) and value == default)
-    )
-
-
-def _card_of_index(index: int) -> str:
-    if not 0 <= index < len(DECK):
-        raise ValueError(f"no card has index {index}")
-    return DECK[index]
+_CARD_INDEX: Final = Annotated[int, msgspec.Meta(ge=0, le=len(DECK) - 1)]
+_UNSET: Final = msgspec.UNSET
 
 
 def _card_type(annotation: Any) -> bool:
@@ -137,80 +113,152 @@ def _card_type(annotation: Any) -> bool:
     return "Card" in str(annotation)
 
 
-def _convert(tp: Any, cards: bool) -> tuple[Any, Convert, Convert]:
-    """(stored type, encode, decode) of a value of type ``tp``; ``cards``: str values are cards."""
+Expression = Callable[[str], str]
+"""Python source converting the value of the expression given (the stored form is compiled)."""
+
+
+class _Names:
+    """The names the compiled conversions refer to, and fresh names for their loop variables."""
+
+    def __init__(self) -> None:
+        self.values: dict[str, Any] = {
+            "I": INDEX,
+            "D": DECK,
+            "U": _UNSET,
+            "astuple": msgspec.structs.astuple,
+        }
+        self.count = 0
+
+    def add(self, value: Any) -> str:
+        self.count += 1
+        name = f"n{self.count}"
+        self.values[name] = value
+        return name
+
+    def variable(self) -> str:
+        self.count += 1
+        return f"x{self.count}"
+
+
+def _convert(
+    tp: Any, cards: bool, names: _Names
+) -> tuple[Any, Expression | None, Expression | None]:
+    """(stored type, encode, decode) of a value of type ``tp`` that is not None or UNSET, the
+    conversions None where the value is stored as it is; ``cards``: str values are cards."""
     origin = typing.get_origin(tp)
     if tp is str and cards:
-        return int, INDEX.__getitem__, _card_of_index
+        return _CARD_INDEX, lambda x: f"I[{x}]", lambda x: f"D[{x}]"
     if origin is tuple:
         args = typing.get_args(tp)
         if len(args) == 2 and args[1] is Ellipsis:
-            inner, enc, dec = _convert(args[0], cards)
-            if enc is _same:
-                return tp, _same, _same
+            inner, enc, dec = _convert(args[0], cards, names)
+            if enc is None or dec is None:
+                return tp, None, None
+            y = names.variable()
             return (
                 tuple[inner, ...],  # type: ignore[valid-type]
-                lambda v: tuple(map(enc, v)),
-                lambda v: tuple(map(dec, v)),
+                lambda x: f"tuple([{enc(y)} for {y} in {x}])",
+                lambda x: f"tuple([{dec(y)} for {y} in {x}])",
             )
-        return tp, _same, _same
+        return tp, None, None
     if origin in (Union, types.UnionType):
         members = typing.get_args(tp)
-        unset = msgspec.UnsetType in members
-        rest = [m for m in members if m is not msgspec.UnsetType and m is not type(None)]
-        if unset and type(None) in members:
+        if msgspec.UnsetType in members and type(None) in members:
             raise TypeError(f"{tp}: a field may be UNSET or None, not both")
+        rest = [m for m in members if m is not msgspec.UnsetType and m is not type(None)]
         if len(rest) == 1:
-            inner, enc, dec = _convert(rest[0], cards)
+            inner, enc, dec = _convert(rest[0], cards, names)
         else:
-            inner, enc, dec = Union[tuple(rest)], _same, _same  # noqa: UP007
-        stored = inner | None
-        if unset:  # absent is stored as nil: None is not a value of this field
-            return (
-                stored,
-                lambda v: None if v is msgspec.UNSET else enc(v),
-                lambda v: msgspec.UNSET if v is None else dec(v),
-            )
-        if enc is _same:
-            return stored, _same, _same
-        return (
-            stored,
-            lambda v: None if v is None else enc(v),
-            lambda v: None if v is None else dec(v),
-        )
+            inner, enc, dec = Union[tuple(rest)], None, None  # noqa: UP007
+        if enc is not None and dec is not None:
+            ienc, idec = enc, dec
+            enc = lambda x: f"(None if {x} is None else {ienc(x)})"  # noqa: E731
+            dec = lambda x: f"(None if {x} is None else {idec(x)})"  # noqa: E731
+        return inner | None, enc, dec
     if isinstance(tp, type) and issubclass(tp, msgspec.Struct):
-        shadow, fields = _shadow(tp, tuple(f.name for f in msgspec.structs.fields(tp)))
-        return (
-            shadow,
-            lambda v: [f.encode(getattr(v, f.name)) for f in fields],
-            lambda v: tp(*[f.decode(getattr(v, f.name)) for f in fields]),
+        layout = _Layout(tp, tuple(f.name for f in msgspec.structs.fields(tp)))
+        encode, decode = names.add(layout.encode), names.add(layout.decode)
+        return layout.shadow, lambda x: f"{encode}({x})", lambda x: f"{decode}({x})"
+    return tp, None, None
+
+
+def _is_unset_able(tp: Any) -> bool:
+    origin = typing.get_origin(tp)
+    return origin in (Union, types.UnionType) and msgspec.UnsetType in typing.get_args(tp)
+
+
+class _Layout:
+    """A struct's stored array: which field sits where, converted by compiled functions (a
+    row is decoded once per event read: this is the store's hottest Python)."""
+
+    def __init__(self, cls: type[msgspec.Struct], stored_names: tuple[str, ...]) -> None:
+        infos = msgspec.structs.fields(cls)
+        by_name = {f.name: f for f in infos}
+        if sorted(stored_names) != sorted(by_name):
+            raise TypeError(f"{cls.__name__}: the stored layout {stored_names} is not its fields")
+        written = {
+            name: annotation
+            for klass in reversed(cls.__mro__)
+            for name, annotation in getattr(klass, "__annotations__", {}).items()
+        }
+        class_index = {f.name: i for i, f in enumerate(infos)}
+        stored_index = {name: i for i, name in enumerate(stored_names)}
+        names = _Names()
+        names.values["cls"] = cls
+        encoded: list[str] = []
+        decoded: dict[str, str] = {}
+        self.defaults: list[tuple[bool, Any]] = []
+        shadow_fields: list[Any] = []
+        for name in stored_names:
+            info = by_name[name]
+            stored, encode, decode = _convert(info.type, _card_type(written.get(name)), names)
+            source, target = f"v[{class_index[name]}]", f"v[{stored_index[name]}]"
+            enc = encode(source) if encode is not None else source
+            dec = decode(target) if decode is not None else target
+            if _is_unset_able(info.type):  # absent is stored as nil: None is no value of it
+                enc = f"(None if {source} is U else {enc})"
+                dec = f"(U if {target} is None else {dec})"
+            encoded.append(enc)
+            decoded[name] = dec
+            has_default = info.default is not msgspec.NODEFAULT
+            default: Any = None
+            if has_default and info.default is not _UNSET:
+                default = info.default
+                if encode is not None:
+                    default = eval(  # source built above from the field type, not from data
+                        encode("value"), dict(names.values), {"value": info.default}
+                    )
+            self.defaults.append((has_default, default))
+            shadow_fields.append((name, stored, default) if has_default else (name, stored))
+        self.shadow: Any = msgspec.defstruct(
+            f"Stored{cls.__name__}", shadow_fields, array_like=True, frozen=True, gc=False
         )
-    return tp, _same, _same
+        source = (
+            "def encode(value):\n"
+            "    v = astuple(value)\n"
+            f"    return [{', '.join(encoded)}]\n"
+            "def decode(stored):\n"
+            "    v = astuple(stored)\n"
+            f"    return cls({', '.join(decoded[f.name] for f in infos)})\n"
+        )
+        compiled: dict[str, Any] = dict(names.values)
+        exec(compile(source, f"<stored {cls.__name__}>", "exec"), compiled)
+        self._encode: Callable[[Any], list[Any]] = compiled["encode"]
+        self.decode: Callable[[Any], Any] = compiled["decode"]
 
-
-def _shadow(cls: type[msgspec.Struct], layout: tuple[str, ...]) -> tuple[Any, tuple[_Field, ...]]:
-    """The array-like struct a stored ``cls`` decodes into, and each field's conversions."""
-    infos = {f.name: f for f in msgspec.structs.fields(cls)}
-    written = {
-        name: annotation
-        for klass in reversed(cls.__mro__)
-        for name, annotation in getattr(klass, "__annotations__", {}).items()
-    }
-    if set(layout) != set(infos) or len(layout) != len(infos):
-        raise TypeError(f"{cls.__name__}: the stored layout {layout} is not its fields")
-    shadow_fields: list[Any] = []
-    fields: list[_Field] = []
-    for name in layout:
-        info = infos[name]
-        stored, encode, decode = _convert(info.type, _card_type(written.get(name)))
-        has_default = info.default is not msgspec.NODEFAULT
-        default = encode(info.default) if has_default else None
-        fields.append(_Field(name, encode, decode, default, has_default))
-        shadow_fields.append((name, stored, default) if has_default else (name, stored))
-    shadow = msgspec.defstruct(
-        f"Stored{cls.__name__}", shadow_fields, array_like=True, frozen=True, gc=False
-    )
-    return shadow, tuple(fields)
+    def encode(self, value: Any) -> list[Any]:
+        """The stored array of ``value``, trailing fields at their defaults left off."""
+        values = self._encode(value)
+        defaults = self.defaults
+        while values:
+            has_default, default = defaults[len(values) - 1]
+            last = values[-1]
+            if not has_default or not (
+                last is default or (type(last) is type(default) and last == default)
+            ):
+                break
+            values.pop()
+        return values
 
 
 class _Kind(msgspec.Struct, frozen=True):
@@ -218,16 +266,16 @@ class _Kind(msgspec.Struct, frozen=True):
 
     cls: type[Event]
     topic: str
-    fields: tuple[_Field, ...]
+    layout: _Layout
     decoder: msgspec.msgpack.Decoder[Any]
 
 
 def _kind(cls: type[Event]) -> _Kind:
-    shadow, fields = _shadow(cls, LAYOUTS[cls])
+    layout = _Layout(cls, LAYOUTS[cls])
     row = msgspec.defstruct(
         f"Stored{cls.__name__}Row",
         [
-            ("event", shadow),
+            ("event", layout.shadow),
             ("at", int | str),
             ("caused_by", str | None, None),
             ("request_id", str | None, None),
@@ -240,7 +288,7 @@ def _kind(cls: type[Event]) -> _Kind:
         frozen=True,
         gc=False,
     )
-    return _Kind(cls, COMPACT_TOPICS[cls], fields, msgspec.msgpack.Decoder(row))
+    return _Kind(cls, COMPACT_TOPICS[cls], layout, msgspec.msgpack.Decoder(row))
 
 
 _KINDS: Final[dict[type[Event], _Kind]] = {cls: _kind(cls) for cls in EVENT_TYPES}
@@ -248,8 +296,10 @@ _KIND_OF_TOPIC: Final[dict[str, _Kind]] = {kind.topic: kind for kind in _KINDS.v
 _ENCODER: Final = msgspec.msgpack.Encoder()
 
 
+@functools.lru_cache(maxsize=4096)
 def _at_micros(at: str) -> int | str:
-    """``at`` as microseconds since the epoch when it is canonical, else the text itself."""
+    """``at`` as microseconds since the epoch when it is canonical, else the text itself (the
+    events of one command share their time: the cache, safe under threads, answers most)."""
     if len(at) == 27 and at[-1] == "Z":
         try:
             micros = (datetime.fromisoformat(at[:-1]).replace(tzinfo=UTC) - _EPOCH) // _MICROSECOND
@@ -260,6 +310,7 @@ def _at_micros(at: str) -> int | str:
     return at
 
 
+@functools.lru_cache(maxsize=4096)
 def _at_text(at: int | str) -> str:
     if isinstance(at, str):
         return at
@@ -284,10 +335,7 @@ def encode_compact(recorded: RecordedEvent) -> tuple[str, bytes]:
     """The compact (topic, state) of a recorded event."""
     event = recorded.event
     kind = _KINDS[type(event)]
-    values = [f.encode(getattr(event, f.name)) for f in kind.fields]
-    fields = kind.fields
-    while values and _is_default(values[-1], fields[len(values) - 1]):
-        values.pop()
+    values = kind.layout.encode(event)
     chain, chain_text = _digest(recorded.chain)
     sealed, sealed_text = _digest(recorded.sealed)
     row: list[Any] = [
@@ -315,7 +363,7 @@ def decode_compact(match_id: str, seq: int, topic: str, state: bytes) -> Recorde
     kind = _KIND_OF_TOPIC[topic]
     try:
         row = kind.decoder.decode(state)
-        event = kind.cls(*[f.decode(getattr(row.event, f.name)) for f in kind.fields])
+        event = kind.layout.decode(row.event)
     except (msgspec.DecodeError, IndexError, TypeError, ValueError, OverflowError) as error:
         raise CorruptEventError(match_id, seq, str(error)) from None
     return RecordedEvent(

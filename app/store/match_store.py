@@ -327,6 +327,7 @@ class MatchStore:
             rows = self.recorder.select_notifications(
                 start=position, limit=limit, topics=topics, inclusive_of_start=False
             )
+            self.streams.prefetch([str(n.originator_id) for n in rows])
             return [
                 self._entry(n.id, str(n.originator_id), n.originator_version, n.topic, n.state)
                 for n in rows
@@ -368,6 +369,7 @@ class MatchStore:
             cursor.execute(statement, [*params, limit])
             rows = cursor.fetchall()
         with self.calls.call(), translated_errors():
+            self.streams.prefetch([str(row[1]) for row in rows])
             return [self._entry(row[0], str(row[1]), row[2], row[3], row[4]) for row in rows]
 
     def max_position(self) -> int:

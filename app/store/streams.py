@@ -15,8 +15,10 @@ process caches them; the cache is safe under threads.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import weakref
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, Final
 
 from app.store.compact import is_compact_topic
@@ -30,6 +32,7 @@ STREAMS_TABLE: Final = "stored_streams"
 _DIGITS: Final = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 _VALUE: Final = {digit: value for value, digit in enumerate(_DIGITS)}
 _CACHE_LIMIT: Final = 100_000
+_CHUNK: Final = 500  # numbers per read, well under SQLite's limit on bound parameters
 _BURNT: Final = "\x01burnt:"  # a control character: no match id the server makes starts so
 
 
@@ -99,13 +102,19 @@ class StreamKeys:
         """The name a new match's first events are stored under: a new key (or the one it was
         given already), or its id when a legacy stream of that id exists (the append then
         collides with that stream's first row, as a second creation must)."""
-        key = self.originator(match_id)
-        if key != match_id:
+        with self._lock:
+            key = self._key_of.get(match_id)
+        if key is not None:
             return key
-        if self._legacy_rows(match_id):
-            return match_id
-        key = self._assign(match_id)
-        self._remember(match_id, key)
+        if self._memory is not None:
+            key = self.originator(match_id)
+            if key != match_id or self._legacy_rows(match_id):
+                return key
+            key = self._assign_in_memory(match_id)
+        else:
+            key = self._assign(match_id)
+        if key != match_id:
+            self._remember(match_id, key)
         return key
 
     def match_of(self, originator: str) -> str:
@@ -119,6 +128,34 @@ class StreamKeys:
         match_id = originator if found is None or found.startswith(_BURNT) else found
         self._remember(match_id, originator)
         return match_id
+
+    def prefetch(self, originators: list[str]) -> None:
+        """Learn the match ids of these stored names in as few reads as possible (a page of the
+        log names many matches a process has not seen yet)."""
+        with self._lock:
+            numbers = {
+                n: name
+                for name in originators
+                if name not in self._match_of and (n := stream_number(name)) is not None
+            }
+        if len(numbers) < 2:
+            return  # match_of reads a single one as cheaply
+        found: dict[int, str] = {}
+        wanted = sorted(numbers)
+        if self._memory is not None:
+            with self._memory.lock:
+                found = {n: self._memory.matches[n] for n in wanted if n in self._memory.matches}
+        else:
+            for start in range(0, len(wanted), _CHUNK):
+                chunk = tuple(wanted[start : start + _CHUNK])
+                marks = ", ".join(["{p}"] * len(chunk))
+                rows = self._execute(f"SELECT n, match_id FROM {{t}} WHERE n IN ({marks})", chunk)
+                found.update((int(row["n"]), str(row["match_id"])) for row in rows)
+        for number, name in numbers.items():
+            match_id = found.get(number)
+            if match_id is None or match_id.startswith(_BURNT):
+                match_id = name
+            self._remember(match_id, name)
 
     def _remember(self, match_id: str, originator: str) -> None:
         with self._lock:
@@ -151,64 +188,97 @@ class StreamKeys:
         rows = self._recorder.select_events(originator, lte=1, limit=1)
         return bool(rows) and not is_compact_topic(rows[0].topic)
 
-    def _assign(self, match_id: str) -> str:
-        """Give the match a number (the one it has, if another writer just gave it one)."""
+    def _assign_in_memory(self, match_id: str) -> str:
+        assert self._memory is not None
         while True:
-            if self._memory is not None:
-                with self._memory.lock:
-                    number = self._memory.numbers.get(match_id)
-                    if number is None:
-                        number = len(self._memory.matches) + 1
-                        self._memory.numbers[match_id] = number
-                        self._memory.matches[number] = match_id
-            else:
-                number = self._insert(match_id)
+            with self._memory.lock:
+                number = self._memory.numbers.get(match_id)
+                if number is None:
+                    number = len(self._memory.matches) + 1
+                    self._memory.numbers[match_id] = number
+                    self._memory.matches[number] = match_id
             key = stream_key(number)
             if not self._legacy_rows(key):
                 return key
-            self._burn(number, match_id)
-
-    def _insert(self, match_id: str) -> int:
-        if self.kind == "postgres":
-            statement = "INSERT INTO {t} (match_id) VALUES ({p}) ON CONFLICT (match_id) DO NOTHING"
-        else:
-            statement = "INSERT OR IGNORE INTO {t} (match_id) VALUES ({p})"
-        self._execute(statement, (match_id,), commit=True)
-        number = self._number_of(match_id)
-        assert number is not None, "a stream number was inserted and is not there"
-        return number
-
-    def _burn(self, number: int, match_id: str) -> None:
-        """Take ``number`` from the match (a legacy stream is named like its key)."""
-        burnt = f"{_BURNT}{number}"
-        if self._memory is not None:
+            burnt = f"{_BURNT}{number}"  # a legacy stream is named like the key: take the next
             with self._memory.lock:
                 self._memory.matches[number] = burnt
                 del self._memory.numbers[match_id]
                 self._memory.numbers[burnt] = number
-            return
-        self._execute("UPDATE {t} SET match_id = {p} WHERE n = {p}", (burnt, number), commit=True)
 
-    def _execute(
-        self, statement: str, params: tuple[Any, ...], *, commit: bool = False
-    ) -> list[Any]:
-        """Run one statement on the events recorder's own connections ({t}: the table, {p}: a
-        parameter) and return its rows."""
+    def _assign(self, match_id: str) -> str:
+        """Give the match a number (the one it has, if another writer just gave it one), in
+        one transaction; its id itself when a legacy stream of that id exists."""
+        if self.kind == "postgres":
+            insert = "INSERT INTO {t} (match_id) VALUES ({p}) ON CONFLICT (match_id) DO NOTHING"
+        else:
+            insert = "INSERT OR IGNORE INTO {t} (match_id) VALUES ({p})"
+        first_row = "SELECT topic FROM {e} WHERE originator_id = {p} AND originator_version = 1"
+        try:
+            with self._transaction(commit=True) as run:
+                run(insert, (match_id,))  # first, so the transaction holds the write lock
+                legacy = run(first_row, (match_id,))
+                if legacy and not is_compact_topic(str(legacy[0]["topic"])):
+                    raise _LegacyStream  # rolled back: the number is not taken
+                while True:
+                    number = int(run("SELECT n FROM {t} WHERE match_id = {p}", (match_id,))[0]["n"])
+                    key = stream_key(number)
+                    found = run(first_row, (key,))
+                    if not found or is_compact_topic(str(found[0]["topic"])):
+                        return key
+                    # a legacy stream is named like this key: burn the number, take the next
+                    run(
+                        "UPDATE {t} SET match_id = {p} WHERE n = {p}", (f"{_BURNT}{number}", number)
+                    )
+                    run(insert, (match_id,))
+        except _LegacyStream:
+            return match_id
+
+    @contextlib.contextmanager
+    def _transaction(
+        self, *, commit: bool
+    ) -> Iterator[Callable[[str, tuple[Any, ...]], list[Any]]]:
+        """Statements in one transaction on the events recorder's own connections ({t}: the
+        keys' table, {e}: the events' table, {p}: a parameter), each returning its rows."""
         datastore = self._recorder.datastore
         if self.kind == "postgres":
             from psycopg.sql import SQL, Identifier
 
-            query: Any = SQL(statement.replace("{p}", "%s")).format(
-                t=SQL("{}.{}").format(Identifier(datastore.schema), Identifier(STREAMS_TABLE))
-            )
+            schema = Identifier(datastore.schema)
+            tables = {
+                "t": SQL("{}.{}").format(schema, Identifier(STREAMS_TABLE)),
+                "e": SQL("{}.{}").format(schema, Identifier(self._recorder.events_table_name)),
+            }
+
+            def query(statement: str) -> Any:
+                return SQL(statement.replace("{p}", "%s")).format(**tables)
+
         else:
-            query = statement.replace("{p}", "?").format(t=STREAMS_TABLE)
+            names = {"t": STREAMS_TABLE, "e": self._recorder.events_table_name}
+
+            def query(statement: str) -> Any:
+                return statement.replace("{p}", "?").format(**names)
+
         with datastore.transaction(commit=commit) as cursor:
-            cursor.execute(query, params)
-            try:
+
+            def run(statement: str, params: tuple[Any, ...]) -> list[Any]:
+                cursor.execute(query(statement), params)
+                if getattr(cursor, "sqlite_cursor", cursor).description is None:  # no rows
+                    return []
                 return list(cursor.fetchall())
-            except Exception:  # a statement with no rows to fetch
-                return []
+
+            yield run
+
+    def _execute(
+        self, statement: str, params: tuple[Any, ...], *, commit: bool = False
+    ) -> list[Any]:
+        """One statement in a transaction of its own (see ``_transaction``)."""
+        with self._transaction(commit=commit) as run:
+            return run(statement, params)
+
+
+class _LegacyStream(Exception):
+    """A legacy stream of the match's id exists: it gets no key."""
 
 
 def create_postgres_table(recorder: ApplicationRecorder) -> None:

@@ -84,6 +84,11 @@ def test_a_legacy_stream_named_like_a_key_keeps_it_and_the_new_match_takes_the_n
     for entry in store.log_after(0, 10_000):
         by_match[entry.match_id] = by_match.get(entry.match_id, 0) + 1
     assert by_match == {"11": len(old), "m-new": len(new)}
+    # and another handle, knowing no key yet, names every entry of the log alike
+    fresh = store.reopen()
+    assert [e.match_id for e in fresh.log_after(0, 10_000)] == [
+        e.match_id for e in store.log_after(0, 10_000)
+    ]
 
 
 def test_a_legacy_stream_continues_under_its_id_and_cannot_be_created_again(
