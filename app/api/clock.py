@@ -21,7 +21,7 @@ from dataclasses import replace
 from typing import Any
 
 from app.service import MatchService
-from app.service.deadlines import Due, Outcome, fire_many, look_up, open_matches
+from app.service.deadlines import Due, Looked, Outcome, due_of, fire_many, look_up, open_matches
 from app.service.match_service import epoch_ms
 from domain.events import MatchCreated
 from domain.recorded import RecordedEvent
@@ -74,6 +74,7 @@ class TurnClock:
         self._current: dict[str, Due] = {}  # the one live entry per match; others are stale
         self._created: dict[str, str] = {}  # creation times of matches not ended
         self._dirty: set[str] = set()
+        self._seen: dict[str, int] = {}  # the last seq heard of per match (appends, the log)
         self._wake = asyncio.Event()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._task: asyncio.Task[None] | None = None
@@ -114,21 +115,29 @@ class TurnClock:
         if loop is None or loop.is_closed():
             return
         at = next((r.at for r in events if isinstance(r.event, MatchCreated)), None)
+        seq = events[-1].seq if events else 0
         with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
-            loop.call_soon_threadsafe(self._mark, match_id, at)
+            loop.call_soon_threadsafe(self._mark, match_id, at, seq)
 
-    def _mark(self, match_id: str, created: str | None = None) -> None:
+    def _mark(self, match_id: str, created: str | None = None, seq: int = 0) -> None:
         if created is not None:
             self._created[match_id] = created
+        self._heard(match_id, seq)
         self._dirty.add(match_id)
         self._wake.set()
+
+    def _heard(self, match_id: str, seq: int) -> None:
+        """``match_id`` has an event at ``seq`` (an append here or in the global log)."""
+        if seq > self._seen.get(match_id, 0):
+            self._seen[match_id] = seq
 
     async def _follow(self) -> None:
         """Matches other processes appended to (several servers on PostgreSQL, an import)."""
         while True:
             rows = await self._offload(self.service.notifications_after, self._position, 1000)
-            for position, match_id, _seq in rows:
+            for position, match_id, seq in rows:
                 self._position = max(self._position, position)
+                self._heard(match_id, seq)
                 self._dirty.add(match_id)
             if len(rows) < 1000:
                 return
@@ -165,18 +174,52 @@ class TurnClock:
 
     async def _refresh(self) -> None:
         """Read what each changed match has due now, from its state in the store (many
-        matches per store call)."""
+        matches per store call).
+
+        A match whose state this process cached is at least at the last seq heard of for it
+        (its own appends, or the global log's entries from any process) is looked at in that
+        state, without a store call: nothing newer has been heard of, and when something is,
+        the log's follower marks the match again with that seq."""
         while self._dirty:
             ids = sorted(self._dirty)[:REFRESH_BATCH]
             self._dirty.difference_update(ids)
-            known = {match_id: self._created.get(match_id) for match_id in ids}
+            known: dict[str, str | None] = {}
+            for match_id in ids:
+                created = self._created.get(match_id)
+                looked_here = self._cached_look(match_id, created)
+                if looked_here is None:
+                    known[match_id] = created
+                else:
+                    self._apply_look(match_id, looked_here)
+            if not known:
+                continue
             looked = await self._call(look_up, self.service, known, self._waiting_ms)
-            for match_id, (gone, created, due) in looked.items():
-                if gone:
-                    self._created.pop(match_id, None)
-                elif created is not None:
-                    self._created[match_id] = created
-                self._put(match_id, due)
+            for match_id, answer in looked.items():
+                self._apply_look(match_id, answer)
+
+    def _cached_look(self, match_id: str, created: str | None) -> Looked | None:
+        """What ``look_up`` would say of the match from its cached state, or None when that
+        state is not known to be current (or a waiting table's creation time must be read)."""
+        seen = self._seen.get(match_id)
+        state = self.service.cache.get(match_id)
+        if seen is None or state is None or state.events < seen:
+            return None
+        if state.status == "waiting" and created is None:
+            return None
+        return (
+            state.status == "ended",
+            created,
+            due_of(match_id, state, created, self._waiting_ms),
+        )
+
+    def _apply_look(self, match_id: str, looked: Looked) -> None:
+        gone, created, due = looked
+        if gone:
+            self._created.pop(match_id, None)
+            self._seen.pop(match_id, None)
+        elif created is not None:
+            self._created[match_id] = created
+        self._put(match_id, due)
 
     def _put(self, match_id: str, due: Due | None) -> None:
         if due is None:

@@ -34,7 +34,7 @@ from domain.commands import (
     RecordRematch,
     TakeSeat,
 )
-from domain.errors import MatchAlreadyCreatedError
+from domain.errors import MatchAlreadyCreatedError, RulesRefusalError
 from domain.events import MatchCreated
 from domain.evolve import fold
 from domain.recorded import RecordedEvent, misnumbered
@@ -219,9 +219,41 @@ class MatchService:
 
         ``card`` is a card as ``domain.cards.parse_card`` returns it (callers parse text once).
         A play at or after the seat's deadline is refused (``TurnExpiredError``, R25).
+
+        The play is decided on the state this process cached, without reading the store first,
+        when that state is at the client's ``expected_seq`` (or none is given): the append is at
+        the next seq, so if another process moved the stream on meanwhile the store refuses it
+        (ConflictError) and nothing is stored. Any refusal decided on that unchecked state is
+        decided again on the state read from the store, so every answer is the one a read first
+        would have given (docs/architecture.md, "Commands on the cached state").
         """
         at = self.clock()
+        cached = self.states.cache.get(match_id)
+        if cached is not None and expected_seq in (None, cached.events):
+            try:
+                return self._play(
+                    match_id, cached, seat, card, expected_seq, auto, caused_by, request_id, at
+                )
+            except (ConflictError, RulesRefusalError):
+                pass  # maybe only stale: decided again below on what the store holds
         before = self.load(match_id)
+        return self._play(
+            match_id, before, seat, card, expected_seq, auto, caused_by, request_id, at
+        )
+
+    def _play(
+        self,
+        match_id: str,
+        before: MatchState,
+        seat: int,
+        card: Card,
+        expected_seq: int | None,
+        auto: bool,
+        caused_by: str,
+        request_id: str | None,
+        at: str,
+    ) -> list[RecordedEvent]:
+        """``play_card`` decided on ``before`` and stored after its last seq."""
         if expected_seq is not None and expected_seq != before.events:
             raise ConflictError(
                 f"match {match_id} is at seq {before.events}, not {expected_seq}",

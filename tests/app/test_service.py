@@ -195,6 +195,68 @@ def test_another_process_play_is_seen_before_deciding(
         service.play_card("m-h", 0, stale.hands[0][0])
 
 
+def test_a_play_on_a_stale_cached_state_is_decided_again_on_the_stored_one(
+    service: MatchService, other_service: MatchService
+) -> None:
+    # given a match this process cached, then moved on by the other process (alice's play and
+    # the bot's reply)
+    seated_match(service)
+    stale = service.load("m-h")
+    other_service.play_card("m-h", 0, stale.hands[0][0])
+    fresh = other_service.load("m-h")
+    assert fresh.events > stale.events and fresh.turn == 0
+
+    # when alice plays here with the seq of the stale state, then it is the conflict a read
+    # first would give, naming the stored seq, and nothing is appended
+    card = fresh.hands[0][0]
+    with pytest.raises(ConflictError, match=f"at seq {fresh.events}, not {stale.events}"):
+        service.play_card("m-h", 0, card, expected_seq=stale.events)
+    assert service.store.last_seq("m-h") == fresh.events
+
+    # when she plays with the stored seq (or none), then the play is recorded after it
+    recorded = service.play_card("m-h", 0, card, expected_seq=fresh.events)
+    assert recorded[0].seq == fresh.events + 1
+    assert service.load("m-h") == service.load_from_stream("m-h")
+
+
+def test_a_play_without_seq_on_a_stale_cache_is_stored_after_the_last_seq(
+    service: MatchService, other_service: MatchService
+) -> None:
+    # given a cached state the other process has moved on from
+    seated_match(service)
+    stale = service.load("m-h")
+    other_service.play_card("m-h", 0, stale.hands[0][0])
+    fresh = other_service.load("m-h")
+
+    # when alice plays a card of her hand as it is now, with no seq, then it is recorded
+    # (decided on the stored state; the stale decision was refused by the store or the rules)
+    recorded = service.play_card("m-h", 0, fresh.hands[0][-1])
+    assert recorded[0].seq == fresh.events + 1
+    assert isinstance(recorded[0].event, CardPlayed)
+    assert service.load("m-h") == other_service.load("m-h") == service.load_from_stream("m-h")
+
+
+def test_a_play_on_a_current_cached_state_reads_nothing_before_its_append(
+    service: MatchService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # given a match this process has just stored (its cached state is the last seq)
+    seated_match(service)
+    state = service.load("m-h")
+    reads: list[str] = []
+    read = service.store.read
+
+    def counted(match_id: str, *args: object, **kwargs: object) -> list[RecordedEvent]:
+        reads.append(match_id)
+        return read(match_id, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(service.store, "read", counted)
+    # when alice plays at that seq, then the store is not read: the append's seq is the check
+    recorded = service.play_card("m-h", 0, state.hands[0][0], expected_seq=state.events)
+    assert reads == []
+    assert recorded[0].seq == state.events + 1
+    assert service.load_from_stream("m-h") == service.states.cache.get("m-h")
+
+
 def test_leaving_forfeits_and_reveals_the_secret(service: MatchService) -> None:
     seated_match(service)
     recorded = service.leave("m-h", 0, caused_by="seat:0/token:t0", request_id="r-l")
