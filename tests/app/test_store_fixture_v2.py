@@ -95,3 +95,39 @@ def test_v2_streams_feed_the_read_models_beside_new_ones(
     assert rows["fixture-people"].players == ["amira", "random bot"]
     assert all(r.problem is None for r in rows.values())
     read.close()
+
+
+def test_the_read_commands_answer_alike_on_both_forms(tmp_path: Path) -> None:
+    # given the v2 store, and a store of this build holding the very same recorded events
+    from typer.testing import CliRunner
+
+    from app.store.match_store import MatchStore
+    from cli.main import app
+    from cli.quick import answer
+
+    v2 = tmp_path / "v2.db"
+    shutil.copyfile(FIXTURE, v2)
+    compact = tmp_path / "compact.db"
+    source, target = MatchStore.sqlite(v2), MatchStore.sqlite(compact)
+    for match_id in IDS:
+        target.append(match_id, source.read(match_id))
+    assert target.streams.originator("fixture-bots") == "11"
+    source.close()
+    target.close()
+    runner = CliRunner()
+    for args in (
+        ["export", "fixture-bots", "--support"],
+        ["export", "fixture-people", "--as", "0"],
+        ["replay", "fixture-bots", "--step", "40", "--json"],
+        ["verify", "fixture-bots"],
+        ["verify", "--all"],
+        ["matches", "--json"],
+    ):
+        # when each store is asked through the full command and the quick one
+        old = runner.invoke(app, [*args, "--db", str(v2)])
+        new = runner.invoke(app, [*args, "--db", str(compact)])
+        # then both stores answer the same, byte for byte
+        assert old.exit_code == 0, (args, old.stderr)
+        assert (old.exit_code, old.stdout) == (new.exit_code, new.stdout), args
+    for db in (v2, compact):
+        assert answer(["verify", "fixture-bots", "--db", str(db)]) == 0
