@@ -27,7 +27,7 @@ import functools
 import types
 import typing
 from collections.abc import Callable
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Annotated, Any, Final, Union
 
 import msgspec
@@ -99,8 +99,7 @@ LAYOUTS: Final[dict[type[Event], tuple[str, ...]]] = {
 layout (rows written before it are shorter and read it at its default); nothing is ever
 reordered or removed, or rows already stored would read wrong."""
 
-_EPOCH: Final = datetime(1970, 1, 1, tzinfo=UTC)
-_AT_FORMAT: Final = "%Y-%m-%dT%H:%M:%S.%fZ"
+_EPOCH: Final = datetime(1970, 1, 1)  # record times are UTC, written without an offset
 _MICROSECOND: Final = timedelta(microseconds=1)
 
 Convert = Callable[[Any], Any]
@@ -299,14 +298,14 @@ _ENCODER: Final = msgspec.msgpack.Encoder()
 @functools.lru_cache(maxsize=4096)
 def _at_micros(at: str) -> int | str:
     """``at`` as microseconds since the epoch when it is canonical, else the text itself (the
-    events of one command share their time: the cache, safe under threads, answers most)."""
+    events of one command share their time: the cache, safe under threads, answers the rest)."""
     if len(at) == 27 and at[-1] == "Z":
         try:
-            micros = (datetime.fromisoformat(at[:-1]).replace(tzinfo=UTC) - _EPOCH) // _MICROSECOND
+            moment = datetime.fromisoformat(at[:-1])
         except ValueError:
             return at
-        if _at_text(micros) == at:
-            return micros
+        if moment.tzinfo is None and moment.isoformat(timespec="microseconds") == at[:-1]:
+            return (moment - _EPOCH) // _MICROSECOND
     return at
 
 
@@ -314,7 +313,7 @@ def _at_micros(at: str) -> int | str:
 def _at_text(at: int | str) -> str:
     if isinstance(at, str):
         return at
-    return (_EPOCH + at * _MICROSECOND).strftime(_AT_FORMAT)
+    return (_EPOCH + at * _MICROSECOND).isoformat(timespec="microseconds") + "Z"
 
 
 def _digest(value: str | None) -> tuple[bytes | None, str | None]:
