@@ -12,14 +12,15 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import threading
 import time
 import weakref
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, cast
 
 import psycopg
-from eventsourcing.persistence import InterfaceError, OperationalError
+from eventsourcing.persistence import InterfaceError, OperationalError, StoredEvent
 from eventsourcing.postgres import (
     PostgresAggregateRecorder,
     PostgresApplicationRecorder,
@@ -312,16 +313,72 @@ class GuardedAggregateRecorder(PostgresAggregateRecorder):
         super().__init__(guard, events_table_name=events_table_name)
 
 
+INSERT_MODE_VARIABLE = "BASRA_POSTGRES_INSERT"
+"""``function`` (the default): events are inserted by one call of the store's database function
+(the table's lock, the NOTIFY and the insert in one statement); ``library``: through
+eventsourcing's own pipelined statements. Both take the same lock and give the same log."""
+
+
 class GuardedApplicationRecorder(PostgresApplicationRecorder):
     """eventsourcing's PostgreSQL application recorder (the match streams and the global
     log, its LISTEN/NOTIFY subscriptions too), its connections taken through the datastore's
-    Breaker."""
+    Breaker, its inserts made by one database function call (docs/architecture.md L23)."""
 
     def __init__(
         self, datastore: PostgresDatastore, *, events_table_name: str = "stored_events"
     ) -> None:
         guard = cast(PostgresDatastore, guarded(datastore))
         super().__init__(guard, events_table_name=events_table_name)
+        self.insert_by_function = os.environ.get(INSERT_MODE_VARIABLE, "function") != "library"
+        self.locked_insert_function = f"basra_insert_events_{datastore.originator_id_type}"
+        schema = sql.Identifier(datastore.schema)
+        # The library's own insert function (POSTGRES_ENABLE_DB_FUNCTIONS) with the table's
+        # EXCLUSIVE lock its pipelined insert takes: without the lock a follower of the log
+        # could pass an id that commits later (L17).
+        self.sql_create_statements.append(
+            sql.SQL(
+                "CREATE OR REPLACE FUNCTION {schema}.{function}(events {schema}.{event}[]) "
+                "RETURNS SETOF bigint LANGUAGE plpgsql AS $BODY$ BEGIN"
+                " SET LOCAL lock_timeout = '{lock_timeout}s';"
+                " LOCK TABLE {schema}.{table} IN EXCLUSIVE MODE;"
+                " NOTIFY {channel};"
+                " RETURN QUERY INSERT INTO {schema}.{table}"
+                " (originator_id, originator_version, topic, state)"
+                " SELECT originator_id, originator_version, topic, state FROM unnest(events)"
+                " RETURNING notification_id;"
+                " END; $BODY$"
+            ).format(
+                schema=schema,
+                function=sql.Identifier(self.locked_insert_function),
+                event=sql.Identifier(self.stored_event_type_name),
+                lock_timeout=sql.Literal(int(datastore.lock_timeout)),
+                table=sql.Identifier(self.events_table_name),
+                channel=sql.Identifier(self.channel_name),
+            )
+        )
+        self._invoke_locked_insert = sql.SQL("SELECT * FROM {}.{}((%s))").format(
+            schema, sql.Identifier(self.locked_insert_function)
+        )
+
+    def insert_events(
+        self, stored_events: Sequence[StoredEvent], **kwargs: Any
+    ) -> Sequence[int] | None:
+        """Insert the events in one transaction and return their notification ids."""
+        if not self.insert_by_function or not stored_events:
+            ids: Sequence[int] | None = super().insert_events(stored_events, **kwargs)
+            return ids
+        rows = [
+            self.construct_pg_stored_event(
+                originator_id=e.originator_id,
+                originator_version=e.originator_version,
+                topic=e.topic,
+                state=e.state,
+            )
+            for e in stored_events
+        ]
+        with self.datastore.get_connection() as conn, conn.cursor() as cursor:
+            cursor.execute(self._invoke_locked_insert, (rows,), prepare=True)
+            return [int(row[self.locked_insert_function]) for row in cursor.fetchall()]
 
 
 class GuardedPostgresFactory(PostgresFactory):

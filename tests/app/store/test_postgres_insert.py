@@ -1,0 +1,89 @@
+"""PostgreSQL inserts through the store's database function (app/store/postgres.py, L23): the
+table's lock, the NOTIFY and the insert in one statement, the log's order kept."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+
+import pytest
+
+from app.config import PostgresSettings
+from app.errors import ConflictError
+from app.store.match_store import MatchStore
+from app.store.postgres import GuardedApplicationRecorder, connect
+from tests.app.test_store_contract import bot_match, recorded
+
+pytestmark = pytest.mark.postgres
+
+
+@pytest.fixture
+def pg_store(postgres_settings: PostgresSettings) -> Iterator[MatchStore]:
+    store = MatchStore.postgres(postgres_settings)
+    yield store
+    store.close()
+
+
+def test_appends_go_through_the_locked_function(
+    pg_store: MatchStore, postgres_settings: PostgresSettings
+) -> None:
+    # given the store's recorder, made by this build
+    recorder = pg_store.recorder
+    assert isinstance(recorder, GuardedApplicationRecorder) and recorder.insert_by_function
+    # then its function is in the schema, and it takes the table's lock before inserting
+    with connect(postgres_settings) as connection:
+        (body,) = connection.execute(
+            "SELECT prosrc FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace"
+            " WHERE n.nspname = %s AND p.proname = %s",
+            (postgres_settings.schema, recorder.locked_insert_function),
+        ).fetchone() or (None,)
+    assert body is not None and "IN EXCLUSIVE MODE" in body and "NOTIFY" in body
+    # when a match is appended in two commands, then the ids are consecutive, in seq order
+    events = recorded(bot_match("m-f"))
+    first = pg_store.append("m-f", events[:5])
+    second = pg_store.append("m-f", events[5:9])
+    assert first + second == list(range(first[0], first[0] + 9))
+    assert pg_store.read("m-f") == events[:9]
+    # and a stale append is refused whole, as a conflict
+    with pytest.raises(ConflictError):
+        pg_store.append("m-f", events[8:10])
+    assert pg_store.last_seq("m-f") == 9
+
+
+def test_a_follower_never_passes_a_position_that_commits_later(pg_store: MatchStore) -> None:
+    # given eight writers appending to matches of their own as fast as they can
+    template = recorded(bot_match("m-w"))[:2]
+    stop = threading.Event()
+    errors: list[str] = []
+
+    def write(n: int) -> None:
+        try:
+            match_id = f"m-w{n}"
+            pg_store.append(match_id, template[:1])
+            seq = 2
+            while not stop.is_set() and seq < 120:
+                event = recorded([template[1].event], first_seq=seq)
+                pg_store.append(match_id, event)
+                seq += 1
+        except Exception as error:
+            errors.append(repr(error))
+
+    writers = [threading.Thread(target=write, args=(n,)) for n in range(8)]
+    for thread in writers:
+        thread.start()
+    # when a follower reads the log after the last position it saw, again and again
+    seen: list[int] = []
+    position = 0
+    while any(t.is_alive() for t in writers):
+        for entry in pg_store.log_after(position, 1000):
+            seen.append(entry.position)
+            position = entry.position
+    stop.set()
+    for thread in writers:
+        thread.join()
+    for entry in pg_store.log_after(position, 100_000):
+        seen.append(entry.position)
+    # then it saw every position exactly once, in order: none committed behind it
+    assert not errors, errors
+    everything = [e.position for e in pg_store.log_after(0, 100_000)]
+    assert seen == everything and len(everything) == 8 * 119
