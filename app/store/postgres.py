@@ -6,6 +6,8 @@ The store reaches PostgreSQL through eventsourcing's own factory, datastore and 
 ``GuardedPostgresFactory`` is that factory with two changes made through the library's public
 extension points: it is named by its topic in ``PERSISTENCE_MODULE``, and its recorder classes
 (the library's PostgreSQL recorders, subclassed) take every connection through a ``Breaker``.
+The application recorder also inserts by one call of a database function of the store's
+(docs/architecture.md L23).
 """
 
 from __future__ import annotations
@@ -329,7 +331,12 @@ class GuardedApplicationRecorder(PostgresApplicationRecorder):
     ) -> None:
         guard = cast(PostgresDatastore, guarded(datastore))
         super().__init__(guard, events_table_name=events_table_name)
-        self.insert_by_function = os.environ.get(INSERT_MODE_VARIABLE, "function") != "library"
+        mode = os.environ.get(INSERT_MODE_VARIABLE, "function")
+        if mode not in ("function", "library"):
+            raise StoreUnavailableError(
+                f"{INSERT_MODE_VARIABLE} must be 'function' or 'library', not {mode!r}"
+            )
+        self.insert_by_function = mode == "function"
         self.locked_insert_function = f"basra_insert_events_{datastore.originator_id_type}"
         schema = sql.Identifier(datastore.schema)
         # The library's own insert function (POSTGRES_ENABLE_DB_FUNCTIONS) with the table's
@@ -364,7 +371,14 @@ class GuardedApplicationRecorder(PostgresApplicationRecorder):
         self, stored_events: Sequence[StoredEvent], **kwargs: Any
     ) -> Sequence[int] | None:
         """Insert the events in one transaction and return their notification ids."""
-        if not self.insert_by_function or not stored_events:
+        types = getattr(self.datastore, "psycopg_python_types", {})
+        if (
+            not self.insert_by_function
+            or not stored_events
+            or self.stored_event_type_name not in types
+        ):
+            # The library's insert needs no composite type (they are read from the database
+            # when the recorder is made: one made while it was away has none yet).
             ids: Sequence[int] | None = super().insert_events(stored_events, **kwargs)
             return ids
         rows = [

@@ -25,11 +25,14 @@ def pg_store(postgres_settings: PostgresSettings) -> Iterator[MatchStore]:
 
 
 def test_appends_go_through_the_locked_function(
-    pg_store: MatchStore, postgres_settings: PostgresSettings
+    pg_store: MatchStore, postgres_settings: PostgresSettings, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # given the store's recorder, made by this build
     recorder = pg_store.recorder
     assert isinstance(recorder, GuardedApplicationRecorder) and recorder.insert_by_function
+    # (with the rows' composite type known, so the function is the path taken)
+    types = recorder.datastore.psycopg_python_types  # type: ignore[attr-defined]
+    assert recorder.stored_event_type_name in types
     # then its function is in the schema, and it takes the table's lock before inserting
     with connect(postgres_settings) as connection:
         (body,) = connection.execute(
@@ -38,6 +41,13 @@ def test_appends_go_through_the_locked_function(
             (postgres_settings.schema, recorder.locked_insert_function),
         ).fetchone() or (None,)
     assert body is not None and "IN EXCLUSIVE MODE" in body and "NOTIFY" in body
+    # (the library's own insert is not what runs below)
+    from eventsourcing.postgres import PostgresApplicationRecorder
+
+    def refused(*_: object, **__: object) -> None:
+        raise AssertionError("the library's pipelined insert ran")
+
+    monkeypatch.setattr(PostgresApplicationRecorder, "insert_events", refused)
     # when a match is appended in two commands, then the ids are consecutive, in seq order
     events = recorded(bot_match("m-f"))
     first = pg_store.append("m-f", events[:5])
@@ -87,3 +97,28 @@ def test_a_follower_never_passes_a_position_that_commits_later(pg_store: MatchSt
     assert not errors, errors
     everything = [e.position for e in pg_store.log_after(0, 100_000)]
     assert seen == everything and len(everything) == 8 * 119
+
+
+def test_an_unknown_insert_mode_is_refused_in_one_line(
+    postgres_settings: PostgresSettings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from app.errors import StoreUnavailableError
+
+    monkeypatch.setenv("BASRA_POSTGRES_INSERT", "fast")
+    with pytest.raises(StoreUnavailableError, match="must be 'function' or 'library', not 'fast'"):
+        MatchStore.postgres(postgres_settings)
+
+
+def test_the_librarys_own_insert_gives_the_same_log(
+    postgres_settings: PostgresSettings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # given a store inserting through the library's own statements
+    monkeypatch.setenv("BASRA_POSTGRES_INSERT", "library")
+    store = MatchStore.postgres(postgres_settings)
+    assert isinstance(store.recorder, GuardedApplicationRecorder)
+    assert not store.recorder.insert_by_function
+    events = recorded(bot_match("m-l"))
+    # when a match is appended, then it reads back and its ids are consecutive as before
+    ids = store.append("m-l", events[:6])
+    assert ids == list(range(ids[0], ids[0] + 6)) and store.read("m-l") == events[:6]
+    store.close()
