@@ -13,7 +13,8 @@ does. Then:
 - events per match and bytes per event;
 - append latency: the store's ``append`` of one whole match (median and p99);
 - load latency: reading and folding the whole stream (no cache, no snapshot) of ``--loads``
-  matches picked evenly (median and p99).
+  matches picked evenly (median and p99), and loading the same matches cold as the server does
+  (the latest snapshot and the events after it).
 
 Results go to stdout as text; progress to stderr. The PostgreSQL figures use a schema of their
 own, dropped at the end.
@@ -101,6 +102,27 @@ def cold_loads(open_service: Callable[[], MatchService], ids: list[str], loads: 
         service.close()
 
 
+def snapshot_loads(
+    open_service: Callable[[], MatchService], ids: list[str], loads: int
+) -> list[float]:
+    """Seconds to load ``loads`` matches cold as the server does: from the latest snapshot and
+    the events after it, with nothing cached (the same matches as ``cold_loads``)."""
+    from app.service.states import MatchStates
+
+    service = open_service()
+    try:
+        step = max(1, len(ids) // loads)
+        seconds = []
+        for match_id in ids[::step][:loads]:
+            states = MatchStates(service.store)  # an empty cache
+            started = time.perf_counter()
+            states.load(match_id)
+            seconds.append(time.perf_counter() - started)
+        return seconds
+    finally:
+        service.close()
+
+
 def sqlite_sizes(path: Path) -> tuple[int, dict[str, int]]:
     """The file's size after a checkpoint, and bytes per table or index (dbstat)."""
     with sqlite3.connect(path) as conn:
@@ -145,6 +167,7 @@ def report(
     events: int,
     appends: list[float],
     loads: list[float],
+    snapshots: list[float] | None = None,
 ) -> None:
     """One store's figures on stdout."""
     print(f"\n{label}: {count} Classic 2-seat bot matches, {events} events")
@@ -159,6 +182,9 @@ def report(
     )
     median, p99 = statistics.median(loads) * 1000, quantile(loads, 0.99) * 1000
     print(f"  whole-stream load ({len(loads)} matches): median {median:.2f} ms, p99 {p99:.2f} ms")
+    if snapshots:
+        median, p99 = statistics.median(snapshots) * 1000, quantile(snapshots, 0.99) * 1000
+        print(f"  cold load from the snapshot: median {median:.2f} ms, p99 {p99:.2f} ms")
 
 
 def run_sqlite(folder: Path, count: int, loads: int) -> None:
@@ -173,8 +199,18 @@ def run_sqlite(folder: Path, count: int, loads: int) -> None:
     finally:
         service.close()
     load_seconds = cold_loads(lambda: MatchService.open(path), ids, loads)
+    from_snapshot = snapshot_loads(lambda: MatchService.open(path), ids, loads)
     total, parts = sqlite_sizes(path)
-    report("SQLite (synchronous=FULL)", count, total, parts, events, appends, load_seconds)
+    report(
+        "SQLite (synchronous=FULL)",
+        count,
+        total,
+        parts,
+        events,
+        appends,
+        load_seconds,
+        from_snapshot,
+    )
 
 
 def run_postgres(base_url: str, count: int, loads: int) -> None:
@@ -190,8 +226,9 @@ def run_postgres(base_url: str, count: int, loads: int) -> None:
         finally:
             service.close()
         load_seconds = cold_loads(lambda: MatchService.open(database_url=url), ids, loads)
+        from_snapshot = snapshot_loads(lambda: MatchService.open(database_url=url), ids, loads)
         total, parts = postgres_sizes(url)
-        report("PostgreSQL", count, total, parts, events, appends, load_seconds)
+        report("PostgreSQL", count, total, parts, events, appends, load_seconds, from_snapshot)
     finally:
         drop_schema(settings)
 
