@@ -21,7 +21,8 @@ Every part runs ``--repeats`` times, interleaved, and the medians are printed wi
 Only 127.0.0.1 is contacted for the servers. Run from the repository root:
 
     .venv/bin/python -m bench.bench_scale --postgres postgresql://postgres@127.0.0.1:5432/test \
-        [--repeats 3] [--seconds 5] [--serve-seconds 10] [--only raw,store,serve] [--json F]
+        [--repeats 3] [--seconds 5] [--serve-seconds 10] [--only raw,store,serve] [--json F] \
+        [--servers uvicorn,granian] [--variants NAME:KEY=V;...] [--before TREE]
 
 ``--only locks`` runs part 3, which the default leaves out.
 """
@@ -308,6 +309,7 @@ def served(
     database_url: str | None,
     env_extra: dict[str, str],
     tree: Path | None = None,
+    server: str = "uvicorn",
 ) -> Iterator[int]:
     """``basra serve`` on a fresh SQLite file, or on ``database_url``; its port. ``tree``: run
     the server from another checkout of the code (an earlier commit), for before/after."""
@@ -320,7 +322,7 @@ def served(
             del env[name]
     env["BASRA_READMODELS"] = str(workdir / f"readmodels-{port}.sqlite3")
     command = [sys.executable, "-m", "cli.main", "serve", "--host", HOST, "--port", str(port)]
-    command += ["--workers", str(workers)]
+    command += ["--workers", str(workers), "--server", server]
     if database_url is None:
         command += ["--db", str(workdir / f"api-{port}.db")]
     else:
@@ -359,9 +361,10 @@ def serve_case(
     r: int,
     tree: Path | None = None,
     variant: dict[str, str] | None = None,
+    server: str = "uvicorn",
 ) -> dict[str, float]:
     """One served run of ``case`` under ``load`` concurrent matches (``variant``: more
-    environment for the server)."""
+    environment for the server; ``server``: the ASGI server ``basra serve`` runs)."""
     label, store, workers = case
     url = None
     settings = None
@@ -374,8 +377,8 @@ def serve_case(
         env_extra["BASRA_SQLITE_SYNCHRONOUS"] = args.sqlite_synchronous
     env_extra |= variant or {}
     try:
-        with served(workdir, workers, url, env_extra, tree) as port:
-            say(f"serve {label} at {load} matches, repeat {r + 1}")
+        with served(workdir, workers, url, env_extra, tree, server) as port:
+            say(f"serve {label} ({server}) at {load} matches, repeat {r + 1}")
             return asyncio.run(closed_loop(port, load, args.serve_seconds, seed=r))
     finally:
         if settings is not None:
@@ -423,6 +426,11 @@ def main(argv: list[str] | None = None) -> None:
         default="",
         help="server environments to compare, NAME:KEY=V,KEY=V;NAME:... (e.g. "
         "inline:BASRA_API_STORE_CALLS=inline;threads:BASRA_API_STORE_CALLS=threads)",
+    )
+    parser.add_argument(
+        "--servers",
+        default="uvicorn",
+        help="ASGI servers to compare, interleaved in each run (uvicorn,granian)",
     )
     parser.add_argument(
         "--before",
@@ -498,6 +506,7 @@ def main(argv: list[str] | None = None) -> None:
         cases = [c for c in SERVE_CASES if c[0] in args.cases.split(",")]
         loads = [int(x) for x in args.loads.split(",")]
         variants = parse_variants(args.variants)
+        servers = args.servers.split(",")
         runs: dict[str, list[dict[str, float]]] = {}
         with tempfile.TemporaryDirectory(prefix="bench-scale-") as tmp:
             for r in range(args.repeats):
@@ -506,9 +515,13 @@ def main(argv: list[str] | None = None) -> None:
                         trees = [(None, "")] + ([(args.before, "before:")] if args.before else [])
                         for tree, prefix in trees:
                             for name, variant in variants:
-                                run = serve_case(args, Path(tmp), case, load, r, tree, variant)
-                                key = f"{prefix}{name}{case[0]}@{load}"
-                                runs.setdefault(key, []).append(run)
+                                for server in servers:
+                                    run = serve_case(
+                                        args, Path(tmp), case, load, r, tree, variant, server
+                                    )
+                                    shown = "" if server == "uvicorn" else f"{server}:"
+                                    key = f"{prefix}{name}{shown}{case[0]}@{load}"
+                                    runs.setdefault(key, []).append(run)
         print(
             f"## basra serve, closed loop, medians of {args.repeats} runs of "
             f"{args.serve_seconds:g} s"

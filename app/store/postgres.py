@@ -29,7 +29,7 @@ from eventsourcing.postgres import (
     PostgresDatastore,
     PostgresFactory,
 )
-from eventsourcing.utils import Environment, EnvType, get_topic
+from eventsourcing.utils import Environment, EnvType, get_topic, retry
 from psycopg import Connection, Cursor, sql
 from psycopg.rows import DictRow
 
@@ -337,61 +337,58 @@ class GuardedApplicationRecorder(PostgresApplicationRecorder):
                 f"{INSERT_MODE_VARIABLE} must be 'function' or 'library', not {mode!r}"
             )
         self.insert_by_function = mode == "function"
-        self.locked_insert_function = f"basra_insert_events_{datastore.originator_id_type}"
+        self.locked_insert_function = f"basra_insert_rows_{datastore.originator_id_type}"
         schema = sql.Identifier(datastore.schema)
-        # The library's own insert function (POSTGRES_ENABLE_DB_FUNCTIONS) with the table's
-        # EXCLUSIVE lock its pipelined insert takes: without the lock a follower of the log
-        # could pass an id that commits later (L17).
+        id_type = sql.SQL(datastore.originator_id_type)
+        # The library's own insert (POSTGRES_ENABLE_DB_FUNCTIONS) with the table's EXCLUSIVE lock
+        # its pipelined insert takes: without the lock a follower of the log could pass an id
+        # that commits later (L17). The rows come as four arrays, one a column: psycopg sends
+        # arrays of plain values with its C dumpers, where an array of the library's composite
+        # type is quoted field by field in Python.
         self.sql_create_statements.append(
             sql.SQL(
-                "CREATE OR REPLACE FUNCTION {schema}.{function}(events {schema}.{event}[]) "
+                "CREATE OR REPLACE FUNCTION {schema}.{function}("
+                "ids {id_type}[], versions bigint[], topics text[], states bytea[]) "
                 "RETURNS SETOF bigint LANGUAGE plpgsql AS $BODY$ BEGIN"
                 " SET LOCAL lock_timeout = '{lock_timeout}s';"
                 " LOCK TABLE {schema}.{table} IN EXCLUSIVE MODE;"
                 " NOTIFY {channel};"
                 " RETURN QUERY INSERT INTO {schema}.{table}"
                 " (originator_id, originator_version, topic, state)"
-                " SELECT originator_id, originator_version, topic, state FROM unnest(events)"
+                " SELECT * FROM unnest(ids, versions, topics, states)"
                 " RETURNING notification_id;"
                 " END; $BODY$"
             ).format(
                 schema=schema,
                 function=sql.Identifier(self.locked_insert_function),
-                event=sql.Identifier(self.stored_event_type_name),
+                id_type=id_type,
                 lock_timeout=sql.Literal(int(datastore.lock_timeout)),
                 table=sql.Identifier(self.events_table_name),
                 channel=sql.Identifier(self.channel_name),
             )
         )
-        self._invoke_locked_insert = sql.SQL("SELECT * FROM {}.{}((%s))").format(
+        self._invoke_locked_insert = sql.SQL("SELECT * FROM {}.{}(%s, %s, %s, %s)").format(
             schema, sql.Identifier(self.locked_insert_function)
         )
 
+    # Retried as the library retries its own insert (a lost connection, a restart), through
+    # the breaker, which refuses every try once the database is known to be down.
+    @retry((InterfaceError, OperationalError), max_attempts=10, wait=0.2)
     def insert_events(
         self, stored_events: Sequence[StoredEvent], **kwargs: Any
     ) -> Sequence[int] | None:
         """Insert the events in one transaction and return their notification ids."""
-        types = getattr(self.datastore, "psycopg_python_types", {})
-        if (
-            not self.insert_by_function
-            or not stored_events
-            or self.stored_event_type_name not in types
-        ):
-            # The library's insert needs no composite type (they are read from the database
-            # when the recorder is made: one made while it was away has none yet).
+        if not self.insert_by_function or not stored_events:
             ids: Sequence[int] | None = super().insert_events(stored_events, **kwargs)
             return ids
-        rows = [
-            self.construct_pg_stored_event(
-                originator_id=e.originator_id,
-                originator_version=e.originator_version,
-                topic=e.topic,
-                state=e.state,
-            )
-            for e in stored_events
-        ]
+        columns = (
+            [e.originator_id for e in stored_events],
+            [e.originator_version for e in stored_events],
+            [e.topic for e in stored_events],
+            [e.state for e in stored_events],
+        )
         with self.datastore.get_connection() as conn, conn.cursor() as cursor:
-            cursor.execute(self._invoke_locked_insert, (rows,), prepare=True)
+            cursor.execute(self._invoke_locked_insert, columns, prepare=True)
             return [int(row[self.locked_insert_function]) for row in cursor.fetchall()]
 
 

@@ -30,17 +30,17 @@ def test_appends_go_through_the_locked_function(
     # given the store's recorder, made by this build
     recorder = pg_store.recorder
     assert isinstance(recorder, GuardedApplicationRecorder) and recorder.insert_by_function
-    # (with the rows' composite type known, so the function is the path taken)
-    types = recorder.datastore.psycopg_python_types  # type: ignore[attr-defined]
-    assert recorder.stored_event_type_name in types
-    # then its function is in the schema, and it takes the table's lock before inserting
+    # then its function is in the schema, it takes the table's lock before inserting, and its
+    # rows come as four arrays, one a column
     with connect(postgres_settings) as connection:
-        (body,) = connection.execute(
-            "SELECT prosrc FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace"
+        (body, arguments) = connection.execute(
+            "SELECT prosrc, pg_get_function_arguments(p.oid) FROM pg_proc p"
+            " JOIN pg_namespace n ON n.oid = p.pronamespace"
             " WHERE n.nspname = %s AND p.proname = %s",
             (postgres_settings.schema, recorder.locked_insert_function),
-        ).fetchone() or (None,)
+        ).fetchone() or (None, None)
     assert body is not None and "IN EXCLUSIVE MODE" in body and "NOTIFY" in body
+    assert arguments == "ids text[], versions bigint[], topics text[], states bytea[]"
     # (the library's own insert is not what runs below)
     from eventsourcing.postgres import PostgresApplicationRecorder
 
