@@ -1,4 +1,4 @@
-"""Scale-out benchmark: PostgreSQL commits, the store's appends and served plays, side by side.
+r"""Scale-out benchmark: PostgreSQL commits, the store's appends and served plays, side by side.
 
 One run, on one PostgreSQL and one machine, in this order:
 
@@ -32,6 +32,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import itertools
 import json
 import os
 import random
@@ -513,15 +514,13 @@ def main(argv: list[str] | None = None) -> None:
                 for load in loads:
                     for case in cases:
                         trees = [(None, "")] + ([(args.before, "before:")] if args.before else [])
-                        for tree, prefix in trees:
-                            for name, variant in variants:
-                                for server in servers:
-                                    run = serve_case(
-                                        args, Path(tmp), case, load, r, tree, variant, server
-                                    )
-                                    shown = "" if server == "uvicorn" else f"{server}:"
-                                    key = f"{prefix}{name}{shown}{case[0]}@{load}"
-                                    runs.setdefault(key, []).append(run)
+                        for (tree, prefix), (name, variant), server in itertools.product(
+                            trees, variants, servers
+                        ):
+                            run = serve_case(args, Path(tmp), case, load, r, tree, variant, server)
+                            shown = "" if server == "uvicorn" else f"{server}:"
+                            key = f"{prefix}{name}{shown}{case[0]}@{load}"
+                            runs.setdefault(key, []).append(run)
         print(
             f"## basra serve, closed loop, medians of {args.repeats} runs of "
             f"{args.serve_seconds:g} s"

@@ -339,12 +339,10 @@ class GuardedApplicationRecorder(PostgresApplicationRecorder):
         self.insert_by_function = mode == "function"
         self.locked_insert_function = f"basra_insert_rows_{datastore.originator_id_type}"
         schema = sql.Identifier(datastore.schema)
-        id_type = sql.SQL(datastore.originator_id_type)
         # The library's own insert (POSTGRES_ENABLE_DB_FUNCTIONS) with the table's EXCLUSIVE lock
         # its pipelined insert takes: without the lock a follower of the log could pass an id
-        # that commits later (L17). The rows come as four arrays, one a column: psycopg sends
-        # arrays of plain values with its C dumpers, where an array of the library's composite
-        # type is quoted field by field in Python.
+        # that commits later (L17). The rows come as four arrays, one a column, so that no
+        # composite type has to be read from the database when the recorder is made.
         self.sql_create_statements.append(
             sql.SQL(
                 "CREATE OR REPLACE FUNCTION {schema}.{function}("
@@ -361,7 +359,7 @@ class GuardedApplicationRecorder(PostgresApplicationRecorder):
             ).format(
                 schema=schema,
                 function=sql.Identifier(self.locked_insert_function),
-                id_type=id_type,
+                id_type=sql.SQL(datastore.originator_id_type),
                 lock_timeout=sql.Literal(int(datastore.lock_timeout)),
                 table=sql.Identifier(self.events_table_name),
                 channel=sql.Identifier(self.channel_name),
@@ -371,9 +369,6 @@ class GuardedApplicationRecorder(PostgresApplicationRecorder):
             schema, sql.Identifier(self.locked_insert_function)
         )
 
-    # Retried as the library retries its own insert (a lost connection, a restart), through
-    # the breaker, which refuses every try once the database is known to be down.
-    @retry((InterfaceError, OperationalError), max_attempts=10, wait=0.2)
     def insert_events(
         self, stored_events: Sequence[StoredEvent], **kwargs: Any
     ) -> Sequence[int] | None:
@@ -381,6 +376,14 @@ class GuardedApplicationRecorder(PostgresApplicationRecorder):
         if not self.insert_by_function or not stored_events:
             ids: Sequence[int] | None = super().insert_events(stored_events, **kwargs)
             return ids
+        positions: list[int] = self._insert_by_function(stored_events)  # (retry is untyped)
+        return positions
+
+    # Retried as the library retries its own insert (a lost connection, a restart), through
+    # the breaker, which refuses every try once the database is known to be down. (The
+    # library's insert above carries its own retry.)
+    @retry((InterfaceError, OperationalError), max_attempts=10, wait=0.2)
+    def _insert_by_function(self, stored_events: Sequence[StoredEvent]) -> list[int]:
         columns = (
             [e.originator_id for e in stored_events],
             [e.originator_version for e in stored_events],
