@@ -160,8 +160,8 @@ def main(argv: list[str] | None = None) -> None:
                 print(f"{label}: repeat {r + 1}", file=sys.stderr, flush=True)
                 try:
                     with (
-                        served(Path(tmp), 1, url, {}, tree) as a,
-                        served(Path(tmp), 1, url, {}, tree) as b,
+                        served(Path(tmp), 1, url, {}, tree) as (a, _),
+                        served(Path(tmp), 1, url, {}, tree) as (b, _),
                     ):
                         run = asyncio.run(
                             one_run(a, b, args.matches, args.rate, args.seconds, seed=r)

@@ -285,6 +285,30 @@ async def closed_loop(port: int, concurrency: int, seconds: float, seed: int) ->
     }
 
 
+def tree_cpu_seconds(pid: int) -> float:
+    """CPU time (user + system, every thread) of process ``pid`` and its descendants, from
+    ``/proc`` (Linux; 0.0 where it cannot be read)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    parents: dict[int, int] = {}
+    times: dict[int, float] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        parents[int(entry.name)] = int(fields[1])
+        times[int(entry.name)] = (int(fields[11]) + int(fields[12])) / tick
+    tree = {pid}
+    grew = True
+    while grew:
+        grown = tree | {child for child, parent in parents.items() if parent in tree}
+        grew = grown != tree
+        tree = grown
+    return sum(times.get(p, 0.0) for p in tree)
+
+
 async def wait_healthy(port: int, process: subprocess.Popen[bytes], seconds: float) -> None:
     """Wait for ``/health`` to answer 200 (a loaded machine starts two workers slowly)."""
     deadline = time.monotonic() + seconds
@@ -311,19 +335,24 @@ def served(
     env_extra: dict[str, str],
     tree: Path | None = None,
     server: str = "uvicorn",
-) -> Iterator[int]:
-    """``basra serve`` on a fresh SQLite file, or on ``database_url``; its port. ``tree``: run
-    the server from another checkout of the code (an earlier commit), for before/after."""
+) -> Iterator[tuple[int, int]]:
+    """``basra serve`` on a fresh SQLite file, or on ``database_url``; its port and pid.
+
+    ``tree``: run the server from another checkout of the code (an earlier commit), for
+    before/after. Keys of ``env_extra`` starting with ``--`` are options of ``basra serve``."""
     port = free_port()
     env = dict(os.environ) | env_extra
     if tree is not None:
         env["PYTHONPATH"] = str(tree)
     for name in list(env):
-        if name.startswith("POSTGRES_") or name == "BASRA_DATABASE_URL":
+        if name.startswith(("POSTGRES_", "--")) or name == "BASRA_DATABASE_URL":
             del env[name]
     env["BASRA_READMODELS"] = str(workdir / f"readmodels-{port}.sqlite3")
     command = [sys.executable, "-m", "cli.main", "serve", "--host", HOST, "--port", str(port)]
     command += ["--workers", str(workers), "--server", server]
+    command += [
+        arg for name, value in env_extra.items() if name.startswith("--") for arg in (name, value)
+    ]
     if database_url is None:
         command += ["--db", str(workdir / f"api-{port}.db")]
     else:
@@ -340,7 +369,7 @@ def served(
             except RuntimeError:
                 tail = log_path.read_text(errors="replace")[-2000:]
                 raise RuntimeError(f"basra serve did not start:\n{tail}") from None
-            yield port
+            yield port, process.pid
         finally:
             process.terminate()
             try:
@@ -378,9 +407,14 @@ def serve_case(
         env_extra["BASRA_SQLITE_SYNCHRONOUS"] = args.sqlite_synchronous
     env_extra |= variant or {}
     try:
-        with served(workdir, workers, url, env_extra, tree, server) as port:
+        with served(workdir, workers, url, env_extra, tree, server) as (port, pid):
             say(f"serve {label} ({server}) at {load} matches, repeat {r + 1}")
-            return asyncio.run(closed_loop(port, load, args.serve_seconds, seed=r))
+            cpu_before = tree_cpu_seconds(pid)
+            run = asyncio.run(closed_loop(port, load, args.serve_seconds, seed=r))
+            cpu = tree_cpu_seconds(pid) - cpu_before
+            plays = run["plays_s"] * args.serve_seconds
+            run["server_cpu_ms_per_play"] = round(cpu * 1000 / plays, 3) if plays else 0.0
+            return run
     finally:
         if settings is not None:
             drop_schema(settings)
@@ -426,7 +460,8 @@ def main(argv: list[str] | None = None) -> None:
         "--variants",
         default="",
         help="server environments to compare, NAME:KEY=V,KEY=V;NAME:... (e.g. "
-        "inline:BASRA_API_STORE_CALLS=inline;threads:BASRA_API_STORE_CALLS=threads)",
+        "inline:BASRA_API_STORE_CALLS=inline;threads:BASRA_API_STORE_CALLS=threads); a KEY "
+        "starting with -- is an option of basra serve instead (e.g. h11:--http=h11,--loop=asyncio)",
     )
     parser.add_argument(
         "--servers",
@@ -530,10 +565,11 @@ def main(argv: list[str] | None = None) -> None:
             p50 = statistics.median(x["p50"] for x in found)
             p99 = statistics.median(x["p99"] for x in found)
             listed = ", ".join(f"{x['plays_s']:,.0f}/{x['p99']:.0f}" for x in found)
+            cpu = statistics.median(x.get("server_cpu_ms_per_play", 0.0) for x in found)
             errors = sum(int(x.get("errors", 0)) for x in found)
             print(
                 f"  {key:<30} {plays:>7,.0f} plays/s  p50 {p50:6.1f} ms  p99 {p99:6.1f} ms"
-                f"  [plays/s / p99: {listed}]  failed: {errors}"
+                f"  server CPU {cpu:.2f} ms/play  [plays/s / p99: {listed}]  failed: {errors}"
             )
         results["serve"] = runs
     if args.json is not None:

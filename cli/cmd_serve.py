@@ -106,6 +106,20 @@ def serve(
     server: Annotated[
         str, typer.Option(help="ASGI server: uvicorn, or granian when it is installed.")
     ] = "uvicorn",
+    http: Annotated[
+        str,
+        typer.Option(
+            help="uvicorn's HTTP parser: auto (httptools, in C, when installed), httptools or "
+            "h11 (pure Python).",
+        ),
+    ] = "auto",
+    loop: Annotated[
+        str,
+        typer.Option(
+            help="Event loop: auto (uvloop when installed), uvloop or asyncio (the standard "
+            "library's).",
+        ),
+    ] = "auto",
     cors_origin: Annotated[
         list[str] | None,
         typer.Option(
@@ -172,6 +186,8 @@ def serve(
         access_log=access_log,
         server=server,
         log_format=log_format,
+        http=http,
+        loop=loop,
     )
 
     def announce(config: StoreConfig) -> None:

@@ -12,6 +12,7 @@ worker starts, so a fresh SQLite file or PostgreSQL schema is created by one pro
 
 from __future__ import annotations
 
+import importlib.util
 import logging
 import multiprocessing
 import multiprocessing.process
@@ -71,10 +72,20 @@ class ServeOptions:
     log_level: str = "info"
     server: str = "uvicorn"
     log_format: str = "text"
+    http: str = "auto"
+    loop: str = "auto"
 
 
 SERVERS = ("uvicorn", "granian")
 """The ASGI servers ``basra serve`` can run under (granian only when installed)."""
+
+HTTP_PARSERS = ("auto", "httptools", "h11")
+"""uvicorn's HTTP/1.1 parsers: ``auto`` is httptools (C) when installed, as it is by default;
+h11 is pure Python (docs/architecture.md, "Why each dependency")."""
+
+EVENT_LOOPS = ("auto", "uvloop", "asyncio")
+"""The event loops: ``auto`` is uvloop (libuv) when installed, as it is by default on Linux and
+macOS; asyncio is the standard library's own."""
 
 
 class ServeError(ValueError):
@@ -151,6 +162,8 @@ def _uvicorn_options(options: ServeOptions) -> dict[str, Any]:
         # The client's address is the app's to decide, from --trusted-proxy only (app.api.limits):
         # uvicorn would otherwise take X-Forwarded-For from any peer on 127.0.0.1.
         "proxy_headers": False,
+        "http": options.http,
+        "loop": options.loop,
     }
 
 
@@ -166,8 +179,7 @@ def serve_until_stopped(
     options: ServeOptions, announce: Callable[[StoreConfig], None] | None = None
 ) -> None:
     """Serve until interrupted; ``announce`` hears which store once it is ready."""
-    if options.server not in SERVERS:
-        raise ServeError(f"unknown server {options.server!r}; choose uvicorn or granian")
+    check_options(options)
     config = prepare_store(options)
     if announce is not None:
         announce(config)
@@ -193,6 +205,22 @@ def serve_until_stopped(
         sock.close()
 
 
+def check_options(options: ServeOptions) -> None:
+    """Refuse a server, parser or loop that ``basra serve`` cannot run, before the store opens."""
+    if options.server not in SERVERS:
+        raise ServeError(f"unknown server {options.server!r}; choose uvicorn or granian")
+    if options.http not in HTTP_PARSERS:
+        raise ServeError(f"--http is auto, httptools or h11, not {options.http!r}")
+    if options.loop not in EVENT_LOOPS:
+        raise ServeError(f"--loop is auto, uvloop or asyncio, not {options.loop!r}")
+    if options.server == "granian" and options.http != "auto":
+        raise ServeError("--http chooses uvicorn's parser; granian parses HTTP itself")
+    if options.loop == "uvloop" and importlib.util.find_spec("uvloop") is None:
+        raise ServeError("uvloop is not installed (pip install uvloop); use --loop asyncio")
+    if options.http == "httptools" and importlib.util.find_spec("httptools") is None:
+        raise ServeError("httptools is not installed (pip install httptools); use --http h11")
+
+
 def _export_store(options: ServeOptions) -> None:
     """Worker processes build their app from the environment: hand them the store."""
     if options.db is not None:
@@ -205,7 +233,7 @@ def _serve_granian(options: ServeOptions) -> None:
     """granian (HTTP in Rust): its own workers, each a process with TCP_NODELAY connections."""
     try:
         from granian import Granian
-        from granian.constants import Interfaces
+        from granian.constants import Interfaces, Loops
     except ImportError:
         raise ServeError(
             "granian is not installed (pip install granian); use --server uvicorn"
@@ -217,6 +245,7 @@ def _serve_granian(options: ServeOptions) -> None:
         address=options.host,
         port=options.port,
         interface=Interfaces.ASGI,
+        loop=Loops(options.loop),
         workers=options.workers,
         websockets=False,
         log_access=options.access_log,

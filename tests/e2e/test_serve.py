@@ -97,18 +97,23 @@ def _granian_missing() -> bool:
     return False
 
 
-SERVERS = [
-    "uvicorn",
+SERVER_ARGS = [
+    pytest.param(("--server", "uvicorn"), id="uvicorn-httptools-uvloop"),
+    pytest.param(("--server", "uvicorn", "--http", "h11", "--loop", "asyncio"), id="uvicorn-h11"),
     pytest.param(
-        "granian",
+        ("--server", "granian"),
+        id="granian",
         marks=pytest.mark.skipif(_granian_missing(), reason="granian is not installed"),
     ),
 ]
+"""Every way ``basra serve`` can run: the default C parser and loop, the pure-Python pair."""
 
 
-@pytest.mark.parametrize("server", SERVERS)
-def test_a_whole_practice_match_over_real_http_with_sse(tmp_path: Path, server: str) -> None:
-    served = basra_serve(tmp_path, "--db", str(tmp_path / "e2e.db"), "--server", server)
+@pytest.mark.parametrize("server_args", SERVER_ARGS)
+def test_a_whole_practice_match_over_real_http_with_sse(
+    tmp_path: Path, server_args: tuple[str, ...]
+) -> None:
+    served = basra_serve(tmp_path, "--db", str(tmp_path / "e2e.db"), *server_args)
     with served as url, httpx.Client() as http:
         steps = HttpSteps(http, url)
         assert http.get(f"{url}/schema").status_code == 200

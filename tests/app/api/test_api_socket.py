@@ -9,6 +9,8 @@ from __future__ import annotations
 import asyncio
 import socket
 
+import pytest
+
 from app.api.server import listening_socket
 
 
@@ -44,3 +46,12 @@ def test_a_socket_bound_without_the_protocol_loses_it() -> None:
     nodelay = asyncio.run(_nodelay_of_accepted(plain))
 
     assert nodelay == 0
+
+
+def test_connections_accepted_by_uvloop_on_the_shared_socket_keep_tcp_nodelay() -> None:
+    # uvloop is the serving loop by default (basra serve --loop auto).
+    uvloop = pytest.importorskip("uvloop")
+
+    nodelay = uvloop.run(_nodelay_of_accepted(listening_socket("127.0.0.1", 0)))
+
+    assert nodelay != 0
