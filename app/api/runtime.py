@@ -6,9 +6,9 @@ import asyncio
 import functools
 import weakref
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, ParamSpec, TypeVar
 
-import anyio
 from litestar.datastructures import State
 
 from app.api.broker import EventBroker
@@ -38,7 +38,7 @@ class ApiRuntime:
         listen = getattr(service.store, "listen", None)
         self.broker = EventBroker(notifications, settings.follow_every_seconds, listen)
         # The store is synchronous (docs/architecture.md L6): a bounded pool of threads calls it.
-        self.limiter = anyio.CapacityLimiter(settings.store_threads)
+        self._executor = _store_threads(settings.store_threads)
         self.inline = _inline(settings.store_calls, service)
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
         service.add_listener(self._on_append)
@@ -66,10 +66,20 @@ class ApiRuntime:
         return await self.offload(func, *args, **kwargs)
 
     async def offload(self, func: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
-        """Run a long call (a whole stream, a replay file) on a worker thread."""
-        return await anyio.to_thread.run_sync(
-            functools.partial(func, *args, **kwargs), limiter=self.limiter
-        )
+        """Run a call on one of the store's threads; a cancelled caller waits for its end.
+
+        The standard library's executor rather than anyio's threads: a hop there and back costs
+        about a quarter of the CPU under concurrent requests (docs/performance.md, "the hop to
+        the store's threads"). A started call is never abandoned: the command it runs holds its
+        match's lock until its append is answered, as with anyio's ``run_sync``.
+        """
+        call = functools.partial(func, *args, **kwargs)
+        future = asyncio.get_running_loop().run_in_executor(self._executor, call)
+        try:
+            return await asyncio.shield(future)
+        except asyncio.CancelledError:
+            await _until_done(future)
+            raise
 
     def match_lock(self, match_id: str) -> asyncio.Lock:
         """One lock per match in this process: its commands run one at a time here."""
@@ -88,6 +98,23 @@ class ApiRuntime:
         """On shutdown: stop the clock and following the log, and end the open feeds."""
         await self.clock.stop()
         await self.broker.stop()
+        # The threads end once their calls do; a started-again app gets fresh ones.
+        self._executor.shutdown(wait=False)
+        self._executor = _store_threads(self.settings.store_threads)
+
+
+def _store_threads(count: int) -> ThreadPoolExecutor:
+    """The pool of ``count`` threads that call the store (started as calls come)."""
+    return ThreadPoolExecutor(max_workers=count, thread_name_prefix="basra-store")
+
+
+async def _until_done(future: asyncio.Future[Any]) -> None:
+    """Wait for ``future`` however often the waiting task is cancelled meanwhile."""
+    while not future.done():
+        try:
+            await asyncio.wait([future])
+        except asyncio.CancelledError:
+            continue
 
 
 def _inline(mode: str, service: MatchService) -> bool:
