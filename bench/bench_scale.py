@@ -43,7 +43,7 @@ import tempfile
 import threading
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -335,24 +335,23 @@ def served(
     env_extra: dict[str, str],
     tree: Path | None = None,
     server: str = "uvicorn",
+    serve_args: Sequence[str] = (),
 ) -> Iterator[tuple[int, int]]:
     """``basra serve`` on a fresh SQLite file, or on ``database_url``; its port and pid.
 
     ``tree``: run the server from another checkout of the code (an earlier commit), for
-    before/after. Keys of ``env_extra`` starting with ``--`` are options of ``basra serve``."""
+    before/after. ``serve_args``: more options of ``basra serve``."""
     port = free_port()
     env = dict(os.environ) | env_extra
     if tree is not None:
         env["PYTHONPATH"] = str(tree)
     for name in list(env):
-        if name.startswith(("POSTGRES_", "--")) or name == "BASRA_DATABASE_URL":
+        if name.startswith("POSTGRES_") or name == "BASRA_DATABASE_URL":
             del env[name]
     env["BASRA_READMODELS"] = str(workdir / f"readmodels-{port}.sqlite3")
     command = [sys.executable, "-m", "cli.main", "serve", "--host", HOST, "--port", str(port)]
     command += ["--workers", str(workers), "--server", server]
-    command += [
-        arg for name, value in env_extra.items() if name.startswith("--") for arg in (name, value)
-    ]
+    command += serve_args
     if database_url is None:
         command += ["--db", str(workdir / f"api-{port}.db")]
     else:
@@ -394,7 +393,8 @@ def serve_case(
     server: str = "uvicorn",
 ) -> dict[str, float]:
     """One served run of ``case`` under ``load`` concurrent matches (``variant``: more
-    environment for the server; ``server``: the ASGI server ``basra serve`` runs)."""
+    environment for the server, and options of ``basra serve`` under keys starting with ``--``;
+    ``server``: the ASGI server ``basra serve`` runs)."""
     label, store, workers = case
     url = None
     settings = None
@@ -405,9 +405,14 @@ def serve_case(
     env_extra: dict[str, str] = {}
     if label.startswith("sqlite") and args.sqlite_synchronous:
         env_extra["BASRA_SQLITE_SYNCHRONOUS"] = args.sqlite_synchronous
-    env_extra |= variant or {}
+    # A variant's keys starting with -- are options of basra serve, the others its environment.
+    variant = variant or {}
+    env_extra |= {name: value for name, value in variant.items() if not name.startswith("--")}
+    serve_args = [
+        arg for name, value in variant.items() if name.startswith("--") for arg in (name, value)
+    ]
     try:
-        with served(workdir, workers, url, env_extra, tree, server) as (port, pid):
+        with served(workdir, workers, url, env_extra, tree, server, serve_args) as (port, pid):
             say(f"serve {label} ({server}) at {load} matches, repeat {r + 1}")
             cpu_before = tree_cpu_seconds(pid)
             run = asyncio.run(closed_loop(port, load, args.serve_seconds, seed=r))
