@@ -32,6 +32,7 @@ from litestar import Litestar
 
 from app.api.app import create_app
 from app.api.broker import close_all_feeds
+from app.api.collector import CollectorSettingError, collector_mode, tune_collector
 from app.api.logs import log_config, redact_server_logs
 from app.api.metrics import mark_process_dead, shared_values
 from app.config import StoreConfig, resolve_store
@@ -92,12 +93,20 @@ class ServeError(ValueError):
     """The server cannot start as asked."""
 
 
+def serving_app(db: Path | None = None, database_url: str | None = None) -> Litestar:
+    """The app of a serving process, built in an interpreter tuned for serving: the GIL's
+    switch interval, and the start-up objects frozen for the collector (app/api/collector.py)."""
+    sys.setswitchinterval(SWITCH_INTERVAL_SECONDS)
+    app = create_app(db=db, database_url=database_url)
+    tune_collector(collector_mode())
+    return app
+
+
 def app_from_env() -> Litestar:
     """The app a worker process builds: the store from ``BASRA_DB`` / ``BASRA_DATABASE_URL``."""
-    sys.setswitchinterval(SWITCH_INTERVAL_SECONDS)
     redact_server_logs()
     db = os.environ.get("BASRA_DB")
-    return create_app(db=Path(db) if db else None)
+    return serving_app(Path(db) if db else None)
 
 
 def prepare_store(options: ServeOptions) -> StoreConfig:
@@ -188,8 +197,7 @@ def serve_until_stopped(
             _serve_granian(options)
         return
     if options.workers <= 1:
-        sys.setswitchinterval(SWITCH_INTERVAL_SECONDS)
-        app = create_app(db=options.db, database_url=options.database_url)
+        app = serving_app(options.db, options.database_url)
         uv_config = uvicorn.Config(
             app, host=options.host, port=options.port, **_uvicorn_options(options)
         )
@@ -219,6 +227,10 @@ def check_options(options: ServeOptions) -> None:
         raise ServeError("uvloop is not installed (pip install uvloop); use --loop asyncio")
     if options.http == "httptools" and importlib.util.find_spec("httptools") is None:
         raise ServeError("httptools is not installed (pip install httptools); use --http h11")
+    try:
+        collector_mode()
+    except CollectorSettingError as error:
+        raise ServeError(str(error)) from None
 
 
 def _export_store(options: ServeOptions) -> None:

@@ -1,0 +1,144 @@
+"""The garbage collector of a serving process: start-up objects frozen, thresholds raised,
+garbage made later still freed. Each case runs in a fresh interpreter, since freezing is for
+the whole process and would change the test process itself."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from app.api.collector import (
+    COLLECTOR_VARIABLE,
+    SERVING_THRESHOLDS,
+    CollectorSettingError,
+    collector_mode,
+)
+from app.api.server import ServeError, ServeOptions, check_options
+from cli.main import app
+
+ROOT = Path(__file__).resolve().parents[3]
+
+runner = CliRunner()
+
+
+def run_fresh(script: str, env: dict[str, str] | None = None) -> dict[str, object]:
+    """Run ``script`` in a new interpreter at the repository's root; its last line as JSON."""
+    completed = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=ROOT,
+        env=os.environ | (env or {}),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    result: dict[str, object] = json.loads(completed.stdout.strip().splitlines()[-1])
+    return result
+
+
+def test_an_unset_variable_means_tuned() -> None:
+    assert collector_mode({}) == "tuned"
+    assert collector_mode({COLLECTOR_VARIABLE: ""}) == "tuned"
+    assert collector_mode({COLLECTOR_VARIABLE: "default"}) == "default"
+
+
+def test_an_unknown_mode_is_refused() -> None:
+    with pytest.raises(CollectorSettingError, match="tuned, default"):
+        collector_mode({COLLECTOR_VARIABLE: "off"})
+
+
+def test_basra_serve_refuses_an_unknown_mode_before_the_store_opens(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # given an unknown collector mode
+    monkeypatch.setenv(COLLECTOR_VARIABLE, "off")
+
+    # then the options are refused, and on the command line in one line
+    with pytest.raises(ServeError, match=COLLECTOR_VARIABLE):
+        check_options(ServeOptions())
+    db = tmp_path / "never.db"
+    result = runner.invoke(app, ["serve", "--port", "0", "--db", str(db)])
+    assert result.exit_code == 1
+    assert result.output.strip().splitlines() == [
+        f"error: {COLLECTOR_VARIABLE} must be one of tuned, default, not 'off'"
+    ]
+    assert not db.exists()
+
+
+SERVING_PROCESS = """
+import gc, json, os
+from app.api.server import app_from_env
+before = len(gc.get_objects())
+app_from_env()
+print(json.dumps({"frozen": gc.get_freeze_count(), "tracked": len(gc.get_objects()),
+                  "thresholds": list(gc.get_threshold()), "before": before}))
+"""
+
+
+def test_a_serving_process_freezes_its_start_up_objects(tmp_path: Path) -> None:
+    # given a worker process building its app as basra serve does
+    result = run_fresh(SERVING_PROCESS, {"BASRA_DB": str(tmp_path / "a.db")})
+
+    # then what it held at start-up is frozen and the thresholds are the serving ones
+    assert isinstance(result["frozen"], int) and result["frozen"] > 10_000
+    assert isinstance(result["tracked"], int) and result["tracked"] < 1_000
+    assert result["thresholds"] == list(SERVING_THRESHOLDS)
+
+
+def test_the_one_process_server_builds_its_app_tuned_too(tmp_path: Path) -> None:
+    # given basra serve with one process, which builds its app with serving_app directly
+    db = str(tmp_path / "one.db")
+    script = SERVING_PROCESS.replace(
+        "from app.api.server import app_from_env",
+        "from pathlib import Path\nfrom app.api.server import serving_app",
+    ).replace("app_from_env()", f"serving_app(Path({db!r}))")
+
+    result = run_fresh(script)
+
+    assert isinstance(result["frozen"], int) and result["frozen"] > 10_000
+    assert result["thresholds"] == list(SERVING_THRESHOLDS)
+
+
+def test_the_default_mode_leaves_the_collector_alone(tmp_path: Path) -> None:
+    result = run_fresh(
+        SERVING_PROCESS, {"BASRA_DB": str(tmp_path / "a.db"), COLLECTOR_VARIABLE: "default"}
+    )
+
+    assert result["frozen"] == 0
+    assert result["thresholds"] == [700, 10, 10]
+
+
+GARBAGE_AFTER_START = """
+import gc, json, weakref
+from app.api.collector import tune_collector
+tune_collector()
+
+class Node:
+    pass
+
+freed = []
+for _ in range(200):
+    a, b = Node(), Node()
+    a.other, b.other = b, a          # a cycle: reference counting alone never frees it
+    weakref.finalize(a, freed.append, 1)
+    del a, b
+# allocations enough for the raised young threshold to run the collector on its own
+churn = [[i] for i in range(3 * 50_000)]
+del churn
+print(json.dumps({"freed_without_asking": len(freed), "frozen": gc.get_freeze_count()}))
+"""
+
+
+def test_cycles_made_after_start_up_are_still_freed_by_the_collector_on_its_own() -> None:
+    # given a tuned process, when it makes garbage cycles and goes on allocating
+    result = run_fresh(GARBAGE_AFTER_START)
+
+    # then the collector frees them without being asked
+    assert result["freed_without_asking"] == 200
+    assert isinstance(result["frozen"], int) and result["frozen"] > 0
