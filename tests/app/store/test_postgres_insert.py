@@ -7,11 +7,13 @@ import threading
 from collections.abc import Iterator
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from app.config import PostgresSettings
 from app.errors import ConflictError
 from app.store.match_store import MatchStore
-from app.store.postgres import GuardedApplicationRecorder, connect
+from app.store.postgres import GuardedApplicationRecorder, bytea_array, connect, text_array
 from tests.app.test_store_contract import bot_match, recorded
 
 pytestmark = pytest.mark.postgres
@@ -122,3 +124,45 @@ def test_the_librarys_own_insert_gives_the_same_log(
     ids = store.append("m-l", events[:6])
     assert ids == list(range(ids[0], ids[0] + 6)) and store.read("m-l") == events[:6]
     store.close()
+
+
+# Text as PostgreSQL stores it: any character but NUL, the ones an array literal treats
+# specially (quotes, backslashes, commas, braces, white space, the letters of NULL) often.
+TEXT = st.text(
+    st.one_of(
+        st.sampled_from('"\\,{} \tNULLnul'),
+        st.characters(blacklist_characters="\x00", blacklist_categories=("Cs",)),
+    )
+)
+
+
+@settings(
+    max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(texts=st.lists(TEXT, max_size=6), blobs=st.lists(st.binary(max_size=40), max_size=6))
+def test_the_array_literals_read_back_as_the_values_they_were_made_of(
+    postgres_settings: PostgresSettings, texts: list[str], blobs: list[bytes]
+) -> None:
+    # given any strings (quotes, backslashes, commas, braces, NULL, white space) and bytes
+    # when they are sent as the insert sends its columns, cast in the statement
+    with connect(postgres_settings) as connection:
+        row = connection.execute(
+            "SELECT %s::text[], %s::bytea[]", (text_array(texts), bytea_array(blobs))
+        ).fetchone()
+    # then PostgreSQL reads exactly those values, in order
+    assert row is not None
+    assert row[0] == texts and [bytes(b) for b in row[1]] == blobs
+
+
+def test_a_match_id_with_quotes_and_backslashes_is_stored_and_read_as_it_is(
+    pg_store: MatchStore,
+) -> None:
+    # given a match whose id has quotes, a backslash, a comma, braces and the word NULL
+    match_id = 'm-"q"\\b,{c} NULL'
+    events = recorded(bot_match(match_id))[:4]
+    # when it is appended in two commands, then it reads back whole, and the seqs still guard it
+    pg_store.append(match_id, events[:2])
+    pg_store.append(match_id, events[2:])
+    assert pg_store.read(match_id) == events
+    with pytest.raises(ConflictError):
+        pg_store.append(match_id, events[3:])
