@@ -1,5 +1,6 @@
-"""Several ``basra serve`` processes on one PostgreSQL: races, live feeds pushed by the database,
-and feeds that stay complete and in order across a process restart and a PostgreSQL restart.
+"""Several ``basra serve`` processes on one PostgreSQL: races, the read models each keeps equal to
+a rebuild after a mixed load, live feeds pushed by the database, and feeds that stay complete
+and in order across a process restart and a PostgreSQL restart.
 
 Each test that restarts PostgreSQL starts a private server of its own (``initdb`` and
 ``pg_ctl`` from the installed PostgreSQL, on a free port, as the ``postgres`` user), so the
@@ -283,3 +284,79 @@ def test_a_write_waiting_on_a_locked_sqlite_file_does_not_stall_the_server(
             assert waiting.result(timeout=30).status_code == 200
         steps.leave(other, other_token)
         feed.join(timeout=30)
+
+
+def _mixed_load(steps: list[HttpSteps], k: int) -> None:
+    """One client's part of a mixed load: practice matches created on one process and played
+    through the other, one left (a forfeit), one played to its end, one left unfinished."""
+    mine, other = steps[k % 2], steps[(k + 1) % 2]
+    for n in range(3):
+        match_id, token = mine.practice(seed=f"e2e-mix-{k}-{n}")
+        if n == 1:
+            view = mine.view(match_id, token)
+            while view["status"] == "playing":
+                view = _play_one(other, match_id, token)
+            continue
+        for _ in range(3 + k):
+            _play_one(other, match_id, token)
+        if n == 0:
+            other.leave(match_id, token)
+
+
+@pytest.mark.postgres
+def test_the_read_models_two_processes_keep_equal_a_rebuild_after_a_mixed_load(
+    tmp_path: Path, pg_url: str, postgres_settings: Any
+) -> None:
+    from app.readmodels.models import ReadModels
+    from app.store.match_store import MatchStore
+
+    # given two server processes on one database, each with its read models in its own file
+    # (brought up to the log whenever the lobby is asked for)
+    files = [tmp_path / "one.readmodels.sqlite3", tmp_path / "two.readmodels.sqlite3"]
+    with (
+        basra_serve(
+            tmp_path, "--database-url", pg_url, env={"BASRA_READMODELS": str(files[0])}
+        ) as one,
+        basra_serve(
+            tmp_path, "--database-url", pg_url, env={"BASRA_READMODELS": str(files[1])}
+        ) as two,
+        httpx.Client(timeout=30) as http,
+    ):
+        steps = [HttpSteps(http, one), HttpSteps(http, two)]
+        loading = True
+        lobby_reads = 0
+
+        def read_lobbies() -> None:
+            nonlocal lobby_reads
+            while loading:
+                for url in (one, two):
+                    assert http.get(f"{url}/matches").status_code == 200
+                    lobby_reads += 1
+
+        # when four clients at once create matches on one process and play, leave and finish
+        # them through the other, while the lobby of both is read again and again
+        with concurrent.futures.ThreadPoolExecutor(5) as pool:
+            reader = pool.submit(read_lobbies)
+            for done in [pool.submit(_mixed_load, steps, k) for k in range(4)]:
+                done.result(timeout=240)
+            loading = False
+            reader.result(timeout=60)
+        for url in (one, two):  # and once more after the load
+            assert http.get(f"{url}/matches").status_code == 200
+    assert lobby_reads > 10
+    # then what each process kept, batch by batch during the load, equals a rebuild of the log
+    store = MatchStore.postgres(postgres_settings)
+    try:
+        end = store.max_position()
+        followers = [ReadModels(path, store) for path in files]
+        kept = [(f.position(), f.table_rows(), f.player_rows()) for f in followers]
+        rebuilt = ReadModels(tmp_path / "rebuilt.sqlite3", store)
+        rebuilt.rebuild()
+        expected = (end, rebuilt.table_rows(), rebuilt.player_rows())
+        assert kept[0] == expected and kept[1] == expected
+        statuses = sorted(row["status"] for row in expected[1])
+        assert len(statuses) == 12 and "playing" in statuses and "ended" in statuses
+        for models in (*followers, rebuilt):
+            models.close()
+    finally:
+        store.close()
