@@ -43,16 +43,15 @@ def collector_mode(environ: Mapping[str, str] | None = None) -> str:
     return mode
 
 
-def tune_collector(mode: str = "tuned") -> bool:
+def tune_collector(mode: str = "tuned") -> None:
     """After start-up: collect once, freeze what is left and raise the thresholds.
 
-    Returns whether anything was changed (``default`` changes nothing). Call it once the app
-    is built, in the serving process only: a frozen object that later becomes part of a
-    garbage cycle is never freed, which a long test process creating many apps would feel.
+    ``default`` changes nothing. Call it once the app is built, in the serving process only:
+    a frozen object that later becomes part of a garbage cycle is never freed, which a long
+    test process creating many apps would feel.
     """
     if mode == "default":
-        return False
+        return
     gc.collect()
     gc.freeze()
     gc.set_threshold(*SERVING_THRESHOLDS)
-    return True

@@ -365,7 +365,8 @@ class GuardedApplicationRecorder(PostgresApplicationRecorder):
                 channel=sql.Identifier(self.channel_name),
             )
         )
-        # The four arrays go as array literals in text, cast in the statement (array_literal).
+        # The four arrays go as array literals in text (text_array, bytea_array), cast in
+        # the statement.
         self._invoke_locked_insert = sql.SQL(
             "SELECT * FROM {}.{}(%s::{id_type}[], %s::bigint[], %s::text[], %s::bytea[])"
         ).format(
