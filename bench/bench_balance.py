@@ -1,0 +1,309 @@
+r"""Where a closed loop's latency comes from: the rate, the spread, and the processes' shares.
+
+Under a closed loop every client waits for its answer before it plays again, so the mean
+answer time is the number of clients divided by the rate (Little's law): 50 matches at 1,000
+plays/s wait 50 ms on average, however the server spends its time. This benchmark serves
+``basra serve`` (SQLite with one process, PostgreSQL with one and with two, as in
+bench/bench_scale.py, the abuse limits off) under the closed loop of ``--matches`` practice
+matches for ``--seconds``, ``--repeats`` times, interleaved, and prints for each run:
+
+- plays/s, p50 and p99 of a play's answer, and the mean that Little's law gives for that rate;
+- with several processes, how many of the keep-alive connections each process accepted (read
+  from ``/proc``: the server side of each client's socket and the process holding it) and each
+  process's own plays/s, p50 and p99;
+- the CPU per play of the server's processes, of PostgreSQL's (its postmaster and every
+  backend; read when the data directory's ``postmaster.pid`` is readable) and of the load
+  generator (this process), and how much of the machine's CPU stayed idle (``/proc/stat``);
+- from the server's own ``/metrics`` (the same before and after the load), the share of play
+  requests and of store appends that took at most 10, 25 and 50 ms inside the server: what
+  a play waited for its append, and what it waited for a turn of its process's event loop.
+
+Linux only (``/proc``). Run from the repository root:
+
+    .venv/bin/python -m bench.bench_balance --postgres postgresql://postgres@127.0.0.1:5432/test \
+        [--cases sqlite-1,pg-1,pg-2] [--matches 50] [--seconds 10] [--repeats 3] [--json F]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import statistics
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import psycopg
+
+from app.store.postgres import drop_schema
+from bench.bench_api import Connection, Practice
+from bench.bench_scale import SERVE_CASES, new_schema, served, settings_for, tree_cpu_seconds
+
+
+def children(pid: int) -> list[int]:
+    """The pids of ``pid`` and all its descendants."""
+    found = [pid]
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        with (task / "children").open() as listed:
+            for child in listed.read().split():
+                found += children(int(child))
+    return found
+
+
+def socket_owners(pids: list[int]) -> dict[int, int]:
+    """Socket inode -> pid, for every socket the processes ``pids`` hold open."""
+    owners: dict[int, int] = {}
+    for pid in pids:
+        for fd in Path(f"/proc/{pid}/fd").iterdir():
+            try:
+                target = os.readlink(fd)
+            except OSError:
+                continue
+            if target.startswith("socket:["):
+                owners[int(target[8:-1])] = pid
+    return owners
+
+
+def server_side(port: int) -> dict[int, int]:
+    """Client port -> socket inode of the server's end of each TCP connection to ``port``."""
+    ends: dict[int, int] = {}
+    for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
+        fields = line.split()
+        local, remote, inode = fields[1], fields[2], int(fields[9])
+        if int(local.split(":")[1], 16) == port and inode:
+            ends[int(remote.split(":")[1], 16)] = inode
+    return ends
+
+
+def postmaster_pid(url: str | None) -> int | None:
+    """The pid of the PostgreSQL server at ``url``, when its ``postmaster.pid`` is readable."""
+    if not url:
+        return None
+    try:
+        with psycopg.connect(url) as conn:
+            row = conn.execute("SHOW data_directory").fetchone()
+        assert row is not None
+        return int((Path(row[0]) / "postmaster.pid").read_text().split()[0])
+    except (OSError, psycopg.Error, ValueError, IndexError):
+        return None
+
+
+def idle_ticks() -> tuple[int, int]:
+    """(idle, all) clock ticks of every CPU since boot, from ``/proc/stat``."""
+    ticks = [int(x) for x in Path("/proc/stat").read_text().split("\n")[0].split()[1:]]
+    return ticks[3] + ticks[4], sum(ticks)
+
+
+PLAY_ROUTE = 'route="/matches/{match_id}/plays"'
+"""The play route's label in ``basra_request_seconds``."""
+
+WITHIN_MS = (10, 25, 50)
+"""The bounds, in ms, of the shares read off the server's histograms."""
+
+
+def scrape(port: int) -> str:
+    """The server's ``/metrics`` text."""
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as answer:
+        return str(answer.read().decode())
+
+
+def histogram(text: str, name: str, needles: tuple[str, ...]) -> dict[str, float]:
+    """Bucket bound -> count (and ``count``) of histogram ``name``'s series whose labels hold
+    every one of ``needles``, summed over the series (and the processes)."""
+    found: dict[str, float] = {}
+    for line in text.splitlines():
+        if not line.startswith(name) or not all(n in line for n in needles):
+            continue
+        value = float(line.rsplit(" ", 1)[1])
+        if line.startswith(f"{name}_bucket"):
+            bound = line.split('le="')[1].split('"')[0]
+            found[bound] = found.get(bound, 0.0) + value
+        elif line.startswith(f"{name}_count"):
+            found["count"] = found.get("count", 0.0) + value
+    return found
+
+
+def shares_within(before: str, after: str, name: str, needles: tuple[str, ...]) -> dict[str, float]:
+    """Per cent of the observations made between two scrapes that took at most each of
+    ``WITHIN_MS``."""
+    first, last = histogram(before, name, needles), histogram(after, name, needles)
+    count = last.get("count", 0.0) - first.get("count", 0.0)
+    shares: dict[str, float] = {"count": count}
+    for ms in WITHIN_MS:
+        bound = str(ms / 1000)
+        done = last.get(bound, 0.0) - first.get(bound, 0.0)
+        shares[f"{ms}ms"] = round(100 * done / count, 1) if count else 0.0
+    return shares
+
+
+def percentile(sorted_ms: list[float], p: float) -> float:
+    """The ``p`` quantile of an ascending list (0.0 when empty)."""
+    if not sorted_ms:
+        return 0.0
+    return round(sorted_ms[min(len(sorted_ms) - 1, int(p * len(sorted_ms)))], 1)
+
+
+async def loop_by_process(
+    port: int, server_pid: int, database_pid: int | None, matches: int, seconds: float, seed: int
+) -> dict[str, Any]:
+    """The closed loop of bench_scale, each play's latency kept with the process that served
+    its connection."""
+    latencies: dict[int, list[float]] = {}
+    client_ports: dict[int, int] = {}
+    ready = asyncio.Event()
+    go = asyncio.Event()
+    started = 0
+    deadline = 0.0
+
+    async def player(i: int) -> None:
+        nonlocal started
+        conn = Connection(port)
+        rng = random.Random(seed * 1000 + i)
+        match = Practice(conn, rng)
+        try:
+            await match.start()
+            assert conn.writer is not None
+            client_ports[i] = conn.writer.get_extra_info("sockname")[1]
+        finally:
+            started += 1
+            if started == matches:
+                ready.set()
+        await go.wait()
+        mine = latencies.setdefault(i, [])
+        try:
+            while time.monotonic() < deadline:
+                if match.ended:
+                    match = Practice(conn, rng)
+                    await match.start()
+                sent = time.perf_counter()
+                await match.play()
+                if time.monotonic() < deadline:
+                    mine.append((time.perf_counter() - sent) * 1000)
+        finally:
+            await conn.close()
+
+    tasks = [asyncio.create_task(player(i)) for i in range(matches)]
+    await ready.wait()
+    owners = socket_owners(children(server_pid))
+    ends = server_side(port)
+    process_of = {i: owners.get(ends.get(p, -1), -1) for i, p in client_ports.items()}
+    metrics_before = await asyncio.to_thread(scrape, port)
+    cpu_server = tree_cpu_seconds(server_pid)
+    cpu_database = tree_cpu_seconds(database_pid) if database_pid else 0.0
+    cpu_client = time.process_time()
+    idle_before = idle_ticks()
+    deadline = time.monotonic() + seconds
+    go.set()
+    await asyncio.gather(*tasks)
+    idle_after = idle_ticks()
+    cpu_server = tree_cpu_seconds(server_pid) - cpu_server
+    cpu_database = (tree_cpu_seconds(database_pid) - cpu_database) if database_pid else 0.0
+    cpu_client = time.process_time() - cpu_client
+    metrics_after = await asyncio.to_thread(scrape, port)
+    idle = (idle_after[0] - idle_before[0]) / max(1, idle_after[1] - idle_before[1])
+    every = sorted(ms for mine in latencies.values() for ms in mine)
+    plays = max(1, len(every))
+    rate = len(every) / seconds
+    by_process: dict[str, dict[str, float]] = {}
+    for pid in sorted(set(process_of.values())):
+        own = sorted(ms for i, mine in latencies.items() if process_of[i] == pid for ms in mine)
+        by_process[str(pid)] = {
+            "connections": sum(1 for i in process_of if process_of[i] == pid),
+            "plays_s": round(len(own) / seconds, 1),
+            "p50": percentile(own, 0.5),
+            "p99": percentile(own, 0.99),
+        }
+    return {
+        "plays_s": round(rate, 1),
+        "p50": percentile(every, 0.5),
+        "p99": percentile(every, 0.99),
+        "little_mean_ms": round(matches / rate * 1000, 1) if rate else 0.0,
+        "mean_ms": round(statistics.fmean(every), 1) if every else 0.0,
+        "server_cpu_ms_per_play": round(cpu_server * 1000 / plays, 3),
+        "database_cpu_ms_per_play": round(cpu_database * 1000 / plays, 3),
+        "client_cpu_ms_per_play": round(cpu_client * 1000 / plays, 3),
+        "machine_idle_pct": round(100 * idle, 1),
+        "processes": by_process,
+        "play_requests_within": shares_within(
+            metrics_before, metrics_after, "basra_request_seconds", (PLAY_ROUTE, 'method="POST"')
+        ),
+        "appends_within": shares_within(
+            metrics_before, metrics_after, "basra_store_seconds", ('operation="append"',)
+        ),
+    }
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run the cases asked for and print each run."""
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawTextHelpFormatter
+    )
+    parser.add_argument("--postgres", default=os.environ.get("BASRA_TEST_POSTGRES"))
+    parser.add_argument("--cases", default="sqlite-1,pg-1,pg-2")
+    parser.add_argument("--matches", type=int, default=50)
+    parser.add_argument("--seconds", type=float, default=10.0)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--json", type=Path, default=None, help="also write the results here")
+    args = parser.parse_args(argv)
+    cases = [c for c in SERVE_CASES if c[0] in args.cases.split(",")]
+    if any(store == "pg" for _, store, _ in cases) and not args.postgres:
+        parser.error("--postgres URL (or BASRA_TEST_POSTGRES) is needed for the pg cases")
+    results: dict[str, list[dict[str, Any]]] = {}
+    database_pid = postmaster_pid(args.postgres)
+    with tempfile.TemporaryDirectory(prefix="bench-balance-") as tmp:
+        for r in range(args.repeats):
+            for label, store, workers in cases:
+                settings = None
+                url = None
+                if store == "pg":
+                    schema = new_schema()
+                    settings = settings_for(args.postgres, schema)
+                    url = f"{args.postgres}?schema={schema}"
+                try:
+                    with served(Path(tmp), workers, url, {}) as (port, pid):
+                        print(f"{label}, repeat {r + 1}", file=sys.stderr, flush=True)
+                        run = asyncio.run(
+                            loop_by_process(
+                                port,
+                                pid,
+                                database_pid if store else None,
+                                args.matches,
+                                args.seconds,
+                                r,
+                            )
+                        )
+                finally:
+                    if settings is not None:
+                        drop_schema(settings)
+                results.setdefault(label, []).append(run)
+                shares = "; ".join(
+                    f"{p['connections']:.0f} conns {p['plays_s']:,.0f} plays/s "
+                    f"p50 {p['p50']} p99 {p['p99']}"
+                    for p in run["processes"].values()
+                )
+                print(
+                    f"{label}@{args.matches} run {r + 1}: {run['plays_s']:,.0f} plays/s "
+                    f"p50 {run['p50']} p99 {run['p99']} ms, mean {run['mean_ms']} "
+                    f"(clients / rate {run['little_mean_ms']})\n    CPU a play: server "
+                    f"{run['server_cpu_ms_per_play']} ms, PostgreSQL "
+                    f"{run['database_cpu_ms_per_play']} ms, load generator "
+                    f"{run['client_cpu_ms_per_play']} ms; machine idle "
+                    f"{run['machine_idle_pct']}%\n    within 10/25/50 ms in the server: plays "
+                    + "/".join(f"{run['play_requests_within'][f'{ms}ms']}%" for ms in WITHIN_MS)
+                    + ", appends "
+                    + "/".join(f"{run['appends_within'][f'{ms}ms']}%" for ms in WITHIN_MS)
+                    + (f"\n    by process: {shares}" if len(run["processes"]) > 1 else ""),
+                    flush=True,
+                )
+    if args.json is not None:
+        args.json.write_text(json.dumps(results, indent=2))
+
+
+if __name__ == "__main__":
+    main()
