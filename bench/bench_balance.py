@@ -30,7 +30,6 @@ import argparse
 import asyncio
 import json
 import os
-import random
 import statistics
 import sys
 import tempfile
@@ -41,9 +40,13 @@ from typing import Any
 
 import psycopg
 
-from app.store.postgres import drop_schema
-from bench.bench_api import Connection, Practice
-from bench.bench_scale import SERVE_CASES, new_schema, served, settings_for, tree_cpu_seconds
+from bench.bench_api import Connection
+from bench.bench_scale import (
+    SERVE_CASES,
+    closed_loop,
+    served_case,
+    tree_cpu_seconds,
+)
 
 
 def children(pid: int) -> list[int]:
@@ -152,64 +155,34 @@ def percentile(sorted_ms: list[float], p: float) -> float:
 async def loop_by_process(
     port: int, server_pid: int, database_pid: int | None, matches: int, seconds: float, seed: int
 ) -> dict[str, Any]:
-    """The closed loop of bench_scale, each play's latency kept with the process that served
-    its connection."""
+    """bench_scale's closed loop, each play's latency kept with the process that served its
+    connection, and the CPU, idle time and server histograms of the same window."""
     latencies: dict[int, list[float]] = {}
-    client_ports: dict[int, int] = {}
-    ready = asyncio.Event()
-    go = asyncio.Event()
-    started = 0
-    deadline = 0.0
+    process_of: dict[int, int] = {}
+    before: dict[str, Any] = {}
 
-    async def player(i: int) -> None:
-        nonlocal started
-        conn = Connection(port)
-        rng = random.Random(seed * 1000 + i)
-        match = Practice(conn, rng)
-        try:
-            await match.start()
+    async def at_start(connections: dict[int, Connection]) -> None:
+        owners = socket_owners(children(server_pid))
+        ends = server_side(port)
+        for i, conn in connections.items():
             assert conn.writer is not None
-            client_ports[i] = conn.writer.get_extra_info("sockname")[1]
-        finally:
-            started += 1
-            if started == matches:
-                ready.set()
-        await go.wait()
-        mine = latencies.setdefault(i, [])
-        try:
-            while time.monotonic() < deadline:
-                if match.ended:
-                    match = Practice(conn, rng)
-                    await match.start()
-                sent = time.perf_counter()
-                await match.play()
-                if time.monotonic() < deadline:
-                    mine.append((time.perf_counter() - sent) * 1000)
-        finally:
-            await conn.close()
+            client_port = conn.writer.get_extra_info("sockname")[1]
+            process_of[i] = owners.get(ends.get(client_port, -1), -1)
+        before["metrics"] = await asyncio.to_thread(scrape, port)
+        before["server"] = tree_cpu_seconds(server_pid)
+        before["database"] = tree_cpu_seconds(database_pid) if database_pid else 0.0
+        before["client"] = time.process_time()
+        before["idle"] = idle_ticks()
 
-    tasks = [asyncio.create_task(player(i)) for i in range(matches)]
-    await ready.wait()
-    owners = socket_owners(children(server_pid))
-    ends = server_side(port)
-    process_of = {i: owners.get(ends.get(p, -1), -1) for i, p in client_ports.items()}
-    metrics_before = await asyncio.to_thread(scrape, port)
-    cpu_server = tree_cpu_seconds(server_pid)
-    cpu_database = tree_cpu_seconds(database_pid) if database_pid else 0.0
-    cpu_client = time.process_time()
-    idle_before = idle_ticks()
-    deadline = time.monotonic() + seconds
-    go.set()
-    await asyncio.gather(*tasks)
+    run = await closed_loop(port, matches, seconds, seed, at_start=at_start, by_client=latencies)
     idle_after = idle_ticks()
-    cpu_server = tree_cpu_seconds(server_pid) - cpu_server
-    cpu_database = (tree_cpu_seconds(database_pid) - cpu_database) if database_pid else 0.0
-    cpu_client = time.process_time() - cpu_client
+    cpu_server = tree_cpu_seconds(server_pid) - before["server"]
+    cpu_database = (tree_cpu_seconds(database_pid) - before["database"]) if database_pid else 0.0
+    cpu_client = time.process_time() - before["client"]
     metrics_after = await asyncio.to_thread(scrape, port)
-    idle = (idle_after[0] - idle_before[0]) / max(1, idle_after[1] - idle_before[1])
-    every = sorted(ms for mine in latencies.values() for ms in mine)
+    idle = (idle_after[0] - before["idle"][0]) / max(1, idle_after[1] - before["idle"][1])
+    every = [ms for mine in latencies.values() for ms in mine]
     plays = max(1, len(every))
-    rate = len(every) / seconds
     by_process: dict[str, dict[str, float]] = {}
     for pid in sorted(set(process_of.values())):
         own = sorted(ms for i, mine in latencies.items() if process_of[i] == pid for ms in mine)
@@ -219,10 +192,8 @@ async def loop_by_process(
             "p50": percentile(own, 0.5),
             "p99": percentile(own, 0.99),
         }
-    return {
-        "plays_s": round(rate, 1),
-        "p50": percentile(every, 0.5),
-        "p99": percentile(every, 0.99),
+    rate = run["plays_s"]
+    return run | {
         "little_mean_ms": round(matches / rate * 1000, 1) if rate else 0.0,
         "mean_ms": round(statistics.fmean(every), 1) if every else 0.0,
         "server_cpu_ms_per_play": round(cpu_server * 1000 / plays, 3),
@@ -231,10 +202,13 @@ async def loop_by_process(
         "machine_idle_pct": round(100 * idle, 1),
         "processes": by_process,
         "play_requests_within": shares_within(
-            metrics_before, metrics_after, "basra_request_seconds", (PLAY_ROUTE, 'method="POST"')
+            before["metrics"],
+            metrics_after,
+            "basra_request_seconds",
+            (PLAY_ROUTE, 'method="POST"'),
         ),
         "appends_within": shares_within(
-            metrics_before, metrics_after, "basra_store_seconds", ('operation="append"',)
+            before["metrics"], metrics_after, "basra_store_seconds", ('operation="append"',)
         ),
     }
 
@@ -258,29 +232,20 @@ def main(argv: list[str] | None = None) -> None:
     database_pid = postmaster_pid(args.postgres)
     with tempfile.TemporaryDirectory(prefix="bench-balance-") as tmp:
         for r in range(args.repeats):
-            for label, store, workers in cases:
-                settings = None
-                url = None
-                if store == "pg":
-                    schema = new_schema()
-                    settings = settings_for(args.postgres, schema)
-                    url = f"{args.postgres}?schema={schema}"
-                try:
-                    with served(Path(tmp), workers, url, {}) as (port, pid):
-                        print(f"{label}, repeat {r + 1}", file=sys.stderr, flush=True)
-                        run = asyncio.run(
-                            loop_by_process(
-                                port,
-                                pid,
-                                database_pid if store else None,
-                                args.matches,
-                                args.seconds,
-                                r,
-                            )
+            for case in cases:
+                label, store, _ = case
+                with served_case(Path(tmp), case, args.postgres, {}) as (port, pid):
+                    print(f"{label}, repeat {r + 1}", file=sys.stderr, flush=True)
+                    run = asyncio.run(
+                        loop_by_process(
+                            port,
+                            pid,
+                            database_pid if store else None,
+                            args.matches,
+                            args.seconds,
+                            r,
                         )
-                finally:
-                    if settings is not None:
-                        drop_schema(settings)
+                    )
                 results.setdefault(label, []).append(run)
                 shares = "; ".join(
                     f"{p['connections']:.0f} conns {p['plays_s']:,.0f} plays/s "

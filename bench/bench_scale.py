@@ -43,7 +43,7 @@ import tempfile
 import threading
 import time
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -228,12 +228,25 @@ def store_in_tree(tree: Path, url: str, threads: int, seconds: float) -> float:
 # -- 3. served plays ------------------------------------------------------------------------------
 
 
-async def closed_loop(port: int, concurrency: int, seconds: float, seed: int) -> dict[str, float]:
+async def closed_loop(
+    port: int,
+    concurrency: int,
+    seconds: float,
+    seed: int,
+    *,
+    at_start: Callable[[dict[int, Connection]], Awaitable[None]] | None = None,
+    by_client: dict[int, list[float]] | None = None,
+) -> dict[str, float]:
     """``concurrency`` practice matches playing as fast as they can: plays/s, p50 and p99 (ms),
-    and how many requests failed (a refused or broken request starts a new match)."""
+    and how many requests failed (a refused or broken request starts a new match).
+
+    ``at_start``: awaited with each client's first connection once every match has started,
+    just before the clock starts. ``by_client``: filled with each client's latencies too."""
     latencies: list[float] = []
     errors = 0
     ready = asyncio.Event()
+    go = asyncio.Event()
+    first: dict[int, Connection] = {}
     started = 0
     deadline = 0.0
 
@@ -242,6 +255,8 @@ async def closed_loop(port: int, concurrency: int, seconds: float, seed: int) ->
         conn = Connection(port)
         rng = random.Random(seed * 1000 + i)
         match: Practice | None = None
+        first[i] = conn
+        mine = by_client.setdefault(i, []) if by_client is not None else None
         try:
             match = Practice(conn, rng)
             await match.start()
@@ -249,7 +264,7 @@ async def closed_loop(port: int, concurrency: int, seconds: float, seed: int) ->
             started += 1
             if started == concurrency:
                 ready.set()
-        await ready.wait()
+        await go.wait()
         while time.monotonic() < deadline:
             try:
                 if match is None or match.ended:
@@ -259,6 +274,8 @@ async def closed_loop(port: int, concurrency: int, seconds: float, seed: int) ->
                 await match.play()
                 if time.monotonic() < deadline:
                     latencies.append((time.perf_counter() - sent) * 1000)
+                    if mine is not None:
+                        mine.append(latencies[-1])
             except (AssertionError, OSError, asyncio.IncompleteReadError):
                 errors += 1
                 match = None
@@ -270,7 +287,10 @@ async def closed_loop(port: int, concurrency: int, seconds: float, seed: int) ->
 
     tasks = [asyncio.create_task(player(i)) for i in range(concurrency)]
     await ready.wait()
+    if at_start is not None:
+        await at_start(first)
     deadline = time.monotonic() + seconds
+    go.set()
     await asyncio.gather(*tasks)
     data = sorted(latencies)
 
@@ -382,6 +402,33 @@ SERVE_CASES = (("sqlite-1", None, 1), ("pg-1", "pg", 1), ("pg-2", "pg", 2))
 """(label, store, processes) of the served runs."""
 
 
+@contextlib.contextmanager
+def served_case(
+    workdir: Path,
+    case: tuple[str, str | None, int],
+    postgres: str | None,
+    env_extra: dict[str, str],
+    tree: Path | None = None,
+    server: str = "uvicorn",
+    serve_args: Sequence[str] = (),
+) -> Iterator[tuple[int, int]]:
+    """``served`` for one of ``SERVE_CASES``: on PostgreSQL in a fresh schema of ``postgres``,
+    dropped afterwards."""
+    _, store, workers = case
+    if store != "pg":
+        with served(workdir, workers, None, env_extra, tree, server, serve_args) as running:
+            yield running
+        return
+    assert postgres is not None
+    schema = new_schema()
+    url = f"{postgres}?schema={schema}"
+    try:
+        with served(workdir, workers, url, env_extra, tree, server, serve_args) as running:
+            yield running
+    finally:
+        drop_schema(settings_for(postgres, schema))
+
+
 def serve_case(
     args: argparse.Namespace,
     workdir: Path,
@@ -395,13 +442,7 @@ def serve_case(
     """One served run of ``case`` under ``load`` concurrent matches (``variant``: more
     environment for the server, and options of ``basra serve`` under keys starting with ``--``;
     ``server``: the ASGI server ``basra serve`` runs)."""
-    label, store, workers = case
-    url = None
-    settings = None
-    if store == "pg":
-        schema = new_schema()
-        settings = settings_for(args.postgres, schema)
-        url = f"{args.postgres}?schema={schema}"
+    label, _, _ = case
     env_extra: dict[str, str] = {}
     if label.startswith("sqlite") and args.sqlite_synchronous:
         env_extra["BASRA_SQLITE_SYNCHRONOUS"] = args.sqlite_synchronous
@@ -411,18 +452,15 @@ def serve_case(
     serve_args = [
         arg for name, value in variant.items() if name.startswith("--") for arg in (name, value)
     ]
-    try:
-        with served(workdir, workers, url, env_extra, tree, server, serve_args) as (port, pid):
-            say(f"serve {label} ({server}) at {load} matches, repeat {r + 1}")
-            cpu_before = tree_cpu_seconds(pid)
-            run = asyncio.run(closed_loop(port, load, args.serve_seconds, seed=r))
-            cpu = tree_cpu_seconds(pid) - cpu_before
-            plays = run["plays_s"] * args.serve_seconds
-            run["server_cpu_ms_per_play"] = round(cpu * 1000 / plays, 3) if plays else 0.0
-            return run
-    finally:
-        if settings is not None:
-            drop_schema(settings)
+    with served_case(workdir, case, args.postgres, env_extra, tree, server, serve_args) as running:
+        port, pid = running
+        say(f"serve {label} ({server}) at {load} matches, repeat {r + 1}")
+        cpu_before = tree_cpu_seconds(pid)
+        run = asyncio.run(closed_loop(port, load, args.serve_seconds, seed=r))
+        cpu = tree_cpu_seconds(pid) - cpu_before
+        plays = run["plays_s"] * args.serve_seconds
+        run["server_cpu_ms_per_play"] = round(cpu * 1000 / plays, 3) if plays else 0.0
+        return run
 
 
 # -- the run --------------------------------------------------------------------------------------
