@@ -211,18 +211,18 @@ def main() -> None:
             db, args.database_url, match_id, length, args.cli_jumps, rng
         )
         rates, events = sample_verify(db, args.database_url, ids, args.repeats)
+    jump_figures = {
+        k: {"median_ms": statistics.median(v), "p95_ms": _p95(v), "n": len(v)}
+        for k, v in jumps.items()
+    }
+    verify_figures = {k: {"median": statistics.median(v), "n": len(v)} for k, v in rates.items()}
     result = {
         "store": "postgresql" if args.database_url else "sqlite",
         "match_events": length,
-        "jumps": {
-            k: {"median_ms": statistics.median(v), "p95_ms": _p95(v), "n": len(v)}
-            for k, v in jumps.items()
-        },
+        "jumps": jump_figures,
         "verify_matches": len(ids),
         "verify_events": events,
-        "verify_per_s": {
-            k: {"median": statistics.median(v), "n": len(v)} for k, v in rates.items()
-        },
+        "verify_per_s": verify_figures,
     }
     if args.json:
         print(json.dumps(result, indent=2))
@@ -231,12 +231,12 @@ def main() -> None:
         f"store: {result['store']}; match of {length} events; {len(ids)} matches"
         f" ({events} events) verified"
     )
-    for kind, figures in result["jumps"].items():
+    for kind, figures in jump_figures.items():
         print(
             f"  open+jump {kind:<5} median {figures['median_ms']:8.2f} ms"
             f"   p95 {figures['p95_ms']:8.2f} ms   (n={figures['n']})"
         )
-    for kind, figures in result["verify_per_s"].items():
+    for kind, figures in verify_figures.items():
         print(f"  verify    {kind:<7} median {figures['median']:8.1f} matches/s (n={figures['n']})")
 
 
