@@ -44,22 +44,13 @@ from bench.bench_api import Connection
 from bench.bench_scale import (
     SERVE_CASES,
     closed_loop,
+    process_tree,
     served_case,
     tree_cpu_seconds,
 )
 
 
-def children(pid: int) -> list[int]:
-    """The pids of ``pid`` and all its descendants."""
-    found = [pid]
-    for task in Path(f"/proc/{pid}/task").iterdir():
-        with (task / "children").open() as listed:
-            for child in listed.read().split():
-                found += children(int(child))
-    return found
-
-
-def socket_owners(pids: list[int]) -> dict[int, int]:
+def socket_owners(pids: set[int]) -> dict[int, int]:
     """Socket inode -> pid, for every socket the processes ``pids`` hold open."""
     owners: dict[int, int] = {}
     for pid in pids:
@@ -162,7 +153,7 @@ async def loop_by_process(
     before: dict[str, Any] = {}
 
     async def at_start(connections: dict[int, Connection]) -> None:
-        owners = socket_owners(children(server_pid))
+        owners = socket_owners(process_tree(server_pid))
         ends = server_side(port)
         for i, conn in connections.items():
             assert conn.writer is not None

@@ -305,12 +305,11 @@ async def closed_loop(
     }
 
 
-def tree_cpu_seconds(pid: int) -> float:
-    """CPU time (user + system, every thread) of process ``pid`` and its descendants, from
-    ``/proc`` (Linux; 0.0 where it cannot be read)."""
+def _process_stats() -> dict[int, tuple[int, float]]:
+    """pid -> (parent pid, CPU seconds of user + system, every thread) of every process, from
+    ``/proc`` (Linux; a process that cannot be read is left out)."""
     tick = os.sysconf("SC_CLK_TCK")
-    parents: dict[int, int] = {}
-    times: dict[int, float] = {}
+    stats: dict[int, tuple[int, float]] = {}
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
@@ -318,15 +317,31 @@ def tree_cpu_seconds(pid: int) -> float:
             fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
         except OSError:
             continue
-        parents[int(entry.name)] = int(fields[1])
-        times[int(entry.name)] = (int(fields[11]) + int(fields[12])) / tick
+        stats[int(entry.name)] = (int(fields[1]), (int(fields[11]) + int(fields[12])) / tick)
+    return stats
+
+
+def _tree(pid: int, stats: dict[int, tuple[int, float]]) -> set[int]:
+    """``pid`` and every process below it in ``stats``."""
     tree = {pid}
     grew = True
     while grew:
-        grown = tree | {child for child, parent in parents.items() if parent in tree}
+        grown = tree | {child for child, (parent, _) in stats.items() if parent in tree}
         grew = grown != tree
         tree = grown
-    return sum(times.get(p, 0.0) for p in tree)
+    return tree
+
+
+def process_tree(pid: int) -> set[int]:
+    """Process ``pid`` and its descendants (Linux, from ``/proc``)."""
+    return _tree(pid, _process_stats())
+
+
+def tree_cpu_seconds(pid: int) -> float:
+    """CPU time (user + system, every thread) of process ``pid`` and its descendants, from
+    ``/proc`` (Linux; 0.0 where it cannot be read)."""
+    stats = _process_stats()
+    return sum(stats[p][1] for p in _tree(pid, stats) if p in stats)
 
 
 async def wait_healthy(port: int, process: subprocess.Popen[bytes], seconds: float) -> None:
@@ -415,18 +430,18 @@ def served_case(
     """``served`` for one of ``SERVE_CASES``: on PostgreSQL in a fresh schema of ``postgres``,
     dropped afterwards."""
     _, store, workers = case
-    if store != "pg":
-        with served(workdir, workers, None, env_extra, tree, server, serve_args) as running:
-            yield running
-        return
-    assert postgres is not None
-    schema = new_schema()
-    url = f"{postgres}?schema={schema}"
+    settings = None
+    url = None
+    if store == "pg":
+        assert postgres is not None
+        settings = settings_for(postgres, new_schema())
+        url = f"{postgres}?schema={settings.schema}"
     try:
         with served(workdir, workers, url, env_extra, tree, server, serve_args) as running:
             yield running
     finally:
-        drop_schema(settings_for(postgres, schema))
+        if settings is not None:
+            drop_schema(settings)
 
 
 def serve_case(
