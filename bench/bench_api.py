@@ -55,6 +55,12 @@ HOST = "127.0.0.1"
 NO_LIMITS = ("players", "matches", "wrong_tokens", "feeds")
 """The API's abuse limits, each turned off for the benchmark (one client address, many matches)."""
 
+
+def rank_quantile(ordered: list[float], p: float) -> float:
+    """The ``p`` quantile (0-1) of an ascending list, by nearest rank (0.0 when empty)."""
+    return ordered[min(len(ordered) - 1, int(p * len(ordered)))] if ordered else 0.0
+
+
 # -- the baseline server ----------------------------------------------------------------------
 
 
@@ -327,14 +333,11 @@ class Paced:
         if not data:
             return {"count": 0}
 
-        def pct(p: float) -> float:
-            return round(data[min(len(data) - 1, int(p * len(data)))], 2)
-
         return {
             "count": len(data),
-            "p50": pct(0.50),
-            "p90": pct(0.90),
-            "p99": pct(0.99),
+            "p50": round(rank_quantile(data, 0.50), 2),
+            "p90": round(rank_quantile(data, 0.90), 2),
+            "p99": round(rank_quantile(data, 0.99), 2),
             "max": round(data[-1], 2),
             "late_starts": self.late_starts,
         }

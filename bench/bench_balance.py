@@ -40,7 +40,7 @@ from typing import Any
 
 import psycopg
 
-from bench.bench_api import Connection
+from bench.bench_api import Connection, rank_quantile
 from bench.bench_scale import (
     SERVE_CASES,
     closed_loop,
@@ -136,13 +136,6 @@ def shares_within(before: str, after: str, name: str, needles: tuple[str, ...]) 
     return shares
 
 
-def percentile(sorted_ms: list[float], p: float) -> float:
-    """The ``p`` quantile of an ascending list (0.0 when empty)."""
-    if not sorted_ms:
-        return 0.0
-    return round(sorted_ms[min(len(sorted_ms) - 1, int(p * len(sorted_ms)))], 1)
-
-
 async def loop_by_process(
     port: int, server_pid: int, database_pid: int | None, matches: int, seconds: float, seed: int
 ) -> dict[str, Any]:
@@ -180,8 +173,8 @@ async def loop_by_process(
         by_process[str(pid)] = {
             "connections": sum(1 for i in process_of if process_of[i] == pid),
             "plays_s": round(len(own) / seconds, 1),
-            "p50": percentile(own, 0.5),
-            "p99": percentile(own, 0.99),
+            "p50": round(rank_quantile(own, 0.5), 1),
+            "p99": round(rank_quantile(own, 0.99), 1),
         }
     rate = run["plays_s"]
     return run | {

@@ -54,7 +54,7 @@ from app.config import PostgresSettings, parse_database_url
 from app.service import utc_now
 from app.store.match_store import MatchStore
 from app.store.postgres import drop_schema, ensure_schema
-from bench.bench_api import HOST, NO_LIMITS, Connection, Practice, free_port
+from bench.bench_api import HOST, NO_LIMITS, Connection, Practice, free_port, rank_quantile
 from domain.commands import CreateMatch
 from domain.events import CardPlayed
 from domain.fairness import secret_from_text_seed
@@ -293,14 +293,10 @@ async def closed_loop(
     go.set()
     await asyncio.gather(*tasks)
     data = sorted(latencies)
-
-    def pct(p: float) -> float:
-        return round(data[min(len(data) - 1, int(p * len(data)))], 1) if data else 0.0
-
     return {
         "plays_s": round(len(data) / seconds, 1),
-        "p50": pct(0.5),
-        "p99": pct(0.99),
+        "p50": round(rank_quantile(data, 0.5), 1),
+        "p99": round(rank_quantile(data, 0.99), 1),
         "errors": errors,
     }
 
