@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 import psycopg
+from prometheus_client.parser import text_string_to_metric_families
 
 from bench.bench_api import Connection, rank_quantile
 from bench.bench_scale import (
@@ -94,8 +95,8 @@ def idle_ticks() -> tuple[int, int]:
     return ticks[3] + ticks[4], sum(ticks)
 
 
-PLAY_ROUTE = 'route="/matches/{match_id}/plays"'
-"""The play route's label in ``basra_request_seconds``."""
+PLAY_REQUESTS = {"route": "/matches/{match_id}/plays", "method": "POST"}
+"""The labels of a play's series in ``basra_request_seconds``."""
 
 WITHIN_MS = (10, 25, 50)
 """The bounds, in ms, of the shares read off the server's histograms."""
@@ -107,26 +108,28 @@ def scrape(port: int) -> str:
         return str(answer.read().decode())
 
 
-def histogram(text: str, name: str, needles: tuple[str, ...]) -> dict[str, float]:
-    """Bucket bound -> count (and ``count``) of histogram ``name``'s series whose labels hold
-    every one of ``needles``, summed over the series (and the processes)."""
+def histogram(text: str, name: str, labels: dict[str, str]) -> dict[str, float]:
+    """Bucket bound -> count (and ``count``) of histogram ``name``'s series whose labels
+    include ``labels``, summed over the series (and the processes)."""
     found: dict[str, float] = {}
-    for line in text.splitlines():
-        if not line.startswith(name) or not all(n in line for n in needles):
+    for family in text_string_to_metric_families(text):
+        if family.name != name:
             continue
-        value = float(line.rsplit(" ", 1)[1])
-        if line.startswith(f"{name}_bucket"):
-            bound = line.split('le="')[1].split('"')[0]
-            found[bound] = found.get(bound, 0.0) + value
-        elif line.startswith(f"{name}_count"):
-            found["count"] = found.get("count", 0.0) + value
+        for sample in family.samples:
+            if any(sample.labels.get(key) != value for key, value in labels.items()):
+                continue
+            if sample.name == f"{name}_bucket":
+                bound = sample.labels["le"]
+                found[bound] = found.get(bound, 0.0) + sample.value
+            elif sample.name == f"{name}_count":
+                found["count"] = found.get("count", 0.0) + sample.value
     return found
 
 
-def shares_within(before: str, after: str, name: str, needles: tuple[str, ...]) -> dict[str, float]:
+def shares_within(before: str, after: str, name: str, labels: dict[str, str]) -> dict[str, float]:
     """Per cent of the observations made between two scrapes that took at most each of
     ``WITHIN_MS``."""
-    first, last = histogram(before, name, needles), histogram(after, name, needles)
+    first, last = histogram(before, name, labels), histogram(after, name, labels)
     count = last.get("count", 0.0) - first.get("count", 0.0)
     shares: dict[str, float] = {"count": count}
     for ms in WITHIN_MS:
@@ -189,10 +192,10 @@ async def loop_by_process(
             before["metrics"],
             metrics_after,
             "basra_request_seconds",
-            (PLAY_ROUTE, 'method="POST"'),
+            PLAY_REQUESTS,
         ),
         "appends_within": shares_within(
-            before["metrics"], metrics_after, "basra_store_seconds", ('operation="append"',)
+            before["metrics"], metrics_after, "basra_store_seconds", {"operation": "append"}
         ),
     }
 
