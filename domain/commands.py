@@ -51,6 +51,9 @@ class TakeSeat(Command, frozen=True, tag="take_seat"):
     player_id: str | None = None
     now_ms: int | None = None
     client_seed: str = ""  # at most 64 bytes of UTF-8; "" for none (docs/fairness.md)
+    # A seat already recorded, judged again (verify, import): its name is held to the rule it
+    # was recorded under (names.recorded_seat_name), not to the rule for a name given now.
+    recorded: bool = False
 
 
 class PlayCard(Command, frozen=True, tag="play_card"):

@@ -57,7 +57,7 @@ from domain.events import (
 )
 from domain.evolve import evolve, round_deck
 from domain.fairness import check_client_seed, check_secret, commitment, deal_key, first_dealer
-from domain.names import seat_name
+from domain.names import recorded_seat_name, seat_name
 from domain.play import resolve_play
 from domain.rulesets import MAJORITY_CARDS, MAX_ROUNDS, RULESETS, Classic, ruleset
 from domain.state import MatchSetup, MatchState, side_of
@@ -340,7 +340,10 @@ def _take_seat(state: MatchState, cmd: TakeSeat) -> tuple[Event, ...]:
             f"seat {cmd.seat} of this rematch is kept for the player who held it in the match"
             " before"
         )
-    name = seat_name(cmd.name)
+    # A registered player sits under the name their own stream records (checked when it was
+    # recorded), or the erased placeholder; a recorded seat keeps the rule it was taken under.
+    recorded = cmd.recorded or cmd.player_id is not None
+    name = recorded_seat_name(cmd.name) if recorded else seat_name(cmd.name)
     taken = SeatTaken(
         seat=cmd.seat,
         name=name,

@@ -14,6 +14,7 @@ import msgspec
 
 from domain.errors import InvalidNameError, PlayerNameErasedError
 from domain.events import SeatTaken
+from domain.names import DELETED_NAME as DELETED_NAME
 from domain.names import seat_name
 from domain.recorded import RecordedEvent
 from domain.state import MatchState
@@ -23,9 +24,6 @@ PLAYER_ID_PREFIX: Final = "p-"
 
 MAX_PLAYER_NAME: Final = 32
 """A player's display name is 1 to 32 characters once trimmed."""
-
-DELETED_NAME: Final = "deleted player"
-"""What every view and export shows for a player whose name was erased."""
 
 
 class PlayerEvent(msgspec.Struct, frozen=True, tag_field="type", forbid_unknown_fields=False):
@@ -83,7 +81,7 @@ class PlayerState(msgspec.Struct, frozen=True):
 
 
 def player_name(text: str) -> str:
-    """A display name: the seat-name rules (no control, formatting, bot names), 1–32 chars."""
+    """A display name given now: the seat-name rule (``names.seat_name``), 1–32 chars."""
     name = seat_name(text)
     if len(name) > MAX_PLAYER_NAME:
         raise InvalidNameError(f"a player name is 1 to {MAX_PLAYER_NAME} characters")

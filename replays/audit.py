@@ -278,7 +278,13 @@ class _Auditor:
                 seat=seat, name=name, token_id=token_id, token_hash=token_hash, player_id=pid
             ):
                 command = TakeSeat(
-                    seat, name, token_id, token_hash, pid if isinstance(pid, str) else None, now_ms
+                    seat,
+                    name,
+                    token_id,
+                    token_hash,
+                    pid if isinstance(pid, str) else None,
+                    now_ms,
+                    recorded=True,
                 )
                 if isinstance(event, SeatTaken) and isinstance(event.client_seed, str):
                     command = replace(command, client_seed=event.client_seed)

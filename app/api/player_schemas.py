@@ -11,7 +11,10 @@ PlayerName = Annotated[
     msgspec.Meta(
         min_length=1,
         max_length=32,
-        description="1 to 32 characters; no control or direction characters, not a bot's name",
+        description=(
+            "1 to 32 characters; nothing invisible, no blank but the space, not read as a"
+            " bot's name or 'deleted player'"
+        ),
     ),
 ]
 """A player's display name."""

@@ -18,7 +18,10 @@ Name = Annotated[
     msgspec.Meta(
         min_length=1,
         max_length=64,
-        description="1 to 64 characters; no control or direction characters, not a bot's name",
+        description=(
+            "1 to 64 characters; nothing invisible, no blank but the space, not read as a"
+            " bot's name or 'deleted player'"
+        ),
     ),
 ]
 """A seat's display name."""

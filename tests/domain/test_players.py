@@ -26,7 +26,21 @@ from domain.players import (
 from domain.state import INITIAL_STATE
 
 
-@pytest.mark.parametrize("text", ["", "   ", "x" * 33, "a\u202eb", "tab\there", "Random Bot"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "   ",
+        "x" * 33,
+        "a\u202eb",
+        "tab\there",
+        "Random Bot",
+        "Amal\u3164",
+        "\ufe0f",
+        "strong \u0299\u1d0f\u1d1b",
+        "deleted player",
+    ],
+)
 def test_a_name_out_of_bounds_is_refused(text: str) -> None:
     with pytest.raises(InvalidNameError):
         player_name(text)

@@ -57,7 +57,7 @@ def test_the_cause_and_request_id_are_on_the_support_line_only() -> None:
     assert seat["type"] == "seat_taken" and seat["name"] == "rita"
 
 
-@given(st.sampled_from(["easy", "random", "Easy"]))
+@given(st.sampled_from(["easy", "random", "strong", "Easy"]))
 def test_a_bot_seat_name_is_one_a_person_cannot_take(kind: str) -> None:
     # the name a bot sits under is refused to a person, so the two never read alike
     with pytest.raises(InvalidNameError):

@@ -95,6 +95,16 @@ def test_a_valid_token_of_another_real_match_is_still_403(api: Api) -> None:
         "Am\x1b[31mal",
         "Am\u2028al",  # line separator
         "   ",
+        "easy bot\u3164",  # Hangul filler
+        "\u115f",  # Hangul choseong filler
+        "\u2800",  # Braille pattern blank
+        "\ufe0f",  # variation selector-16
+        "a\u034fb",  # combining grapheme joiner
+        "Am\u00a0al",  # no-break space
+        "easy \u0299\u1d0f\u1d1b",  # small capitals
+        "\u0412\u041e\u0422",  # Cyrillic capitals
+        "deleted player",
+        "D\u0435l\u0435t\u0435d Player",  # Cyrillic e
     ],
 )
 def test_a_name_that_hides_what_it_is_or_poses_as_a_bot_is_refused(

@@ -65,6 +65,56 @@ def test_a_name_out_of_bounds_is_refused_and_nothing_is_stored(api: Api, name: s
     assert not api.client.app.state.runtime.players.streams.recorder.select_events("p-0")
 
 
+POSING_OR_HIDDEN = [
+    "easy bot\u3164",  # Hangul filler
+    "\u115f",  # Hangul choseong filler
+    "\u2800",  # Braille pattern blank
+    "\ufe0f",  # variation selector-16
+    "a\u034fb",  # combining grapheme joiner
+    "easy \u0299\u1d0f\u1d1b",  # small capitals
+    "\uff45\uff41\uff53\uff59 bot",  # fullwidth
+    "deleted player",
+    "Deleted Pl\u0430yer",  # Cyrillic a
+]
+
+
+@pytest.mark.parametrize("name", POSING_OR_HIDDEN)
+def test_a_name_that_hides_or_poses_is_refused_to_a_new_player(api: Api, name: str) -> None:
+    response = api.client.post("/players", json={"name": name})
+
+    assert response.status_code == 422, response.text
+    assert response.json()["error"]["code"] == "invalid_name"
+    assert not api.client.app.state.runtime.players.streams.recorder.select_events("p-0")
+
+
+@pytest.mark.parametrize("name", POSING_OR_HIDDEN)
+def test_a_rename_that_hides_or_poses_is_refused_and_the_name_stays(api: Api, name: str) -> None:
+    # given a registered player named Amal
+    player = _register(api)
+
+    # when they ask to be renamed to a name that hides characters or poses
+    renamed = api.client.patch("/players/me", json={"name": name}, headers=bearer(player["token"]))
+
+    # then it is refused, and they are still Amal
+    assert renamed.status_code == 422, renamed.text
+    assert renamed.json()["error"]["code"] == "invalid_name"
+    me = api.client.get("/players/me", headers=bearer(player["token"])).json()
+    assert me["name"] == "Amal"
+
+
+def test_a_player_whose_name_is_erased_still_takes_a_seat(api: Api) -> None:
+    # given a player who erased their name
+    player = _register(api)
+    erased = api.client.delete("/players/me/name", headers=bearer(player["token"]))
+    assert erased.json()["name"] == "deleted player"
+    match_id = api.create(bots=[1], seed="erased-sits")["match_id"]
+
+    # when they sit down with their token, then the seat is theirs, under the placeholder
+    seat = _sit_as(api, match_id, 0, player["token"])
+    assert seat["name"] == "deleted player"
+    assert api.client.get(f"/matches/{match_id}").json()["names"] == ["deleted player", "easy bot"]
+
+
 def test_a_player_token_in_a_player_route_is_needed(api: Api) -> None:
     _, seat_token = api.practice(seed="players-need")
 
