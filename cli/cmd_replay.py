@@ -183,6 +183,13 @@ def import_(
         echo_err(f"added from the header, as the file left them out: {', '.join(added)}")
 
 
+def _bot_plays_summary(results: list[Verification]) -> str:
+    """``verify --all``'s last line: the bot plays of every match, added up."""
+    from replays.audit_bots import bot_plays_text, total_bot_plays
+
+    return "in all: " + bot_plays_text(total_bot_plays(r.bot_plays for r in results))
+
+
 @app.command()
 @handles_errors
 def verify(
@@ -249,5 +256,6 @@ def verify(
             f"verified {len(results)} match(es) in {elapsed:.2f} s ({rate:.1f}/s):"
             f" {len(results) - bad} clean, {bad} diverging"
         )
+        echo_err(_bot_plays_summary(results))
     if bad:
         raise typer.Exit(1)
