@@ -122,5 +122,8 @@ def fit_screen(
                     part.lines, part.folded = part.short, True
             else:
                 over = height() - rows
-                part.lines = part.lines[: max(part.least, len(part.lines) - over)]
+                kept = part.lines[: max(part.least, len(part.lines) - over)]
+                if kept and len(kept) < len(part.lines):
+                    kept[-1] = _cut(kept[-1] + " " + ELLIPSIS, columns)  # more was cut below
+                part.lines = kept
     return [line for part in screen for line in part.lines]

@@ -101,3 +101,13 @@ def test_the_seq_and_event_lines_are_folded_never_cut_on_a_narrow_terminal() -> 
     session.feed("]]?")
     # when the screen is only 40 columns wide, then the event is wrapped to 40, whole
     assert_fits(session, columns=40, rows=24)
+
+
+def test_a_part_cut_short_ends_with_an_ellipsis() -> None:
+    # given a long step (its message is two lines) with the help shown, on a 12-row terminal
+    session = Session(MatchCursor(golden_events("golden-egyptian-4")))
+    session.feed("?]]")
+    assert len(session.frame().splitlines()) > 12
+    # when the screen is drawn, then the seq and the event are whole and the message is cut
+    lines = assert_fits(session, rows=12)
+    assert lines[-1].startswith("since seq 6: ") and lines[-1].endswith(" …"), lines
