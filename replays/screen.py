@@ -2,9 +2,10 @@
 
 A frame that does not fit a terminal scrolls its top lines away, and with them the seq and
 the event, which are what the frame is about. So the parts around them give way, in a fixed
-order: blank lines first, then the stock and the recorded line, then the table folds (the
-sides into one line, the seats without their heading), then the analysis, the message, the
-title, the end, the turn, the help, and only then the table's rows. The seq line, the event
+order: blank lines first, then the stock, the recorded line and the line of keys, then the
+table folds (the sides into one line, the seats without their heading), then the analysis,
+the message, the title, the end, the turn, the help and the banner (to its first line), and
+only then the table's rows. The seq line, the event
 and a jump being typed are never cut; lines too wide are cut with ``…`` except those, which
 are folded onto more lines.
 """
