@@ -165,7 +165,7 @@ def main() -> None:
                 "() => document.querySelector('[data-testid=seq]').textContent !== ''"
             )
             page.evaluate(KEY_TIMER)
-            keys = ["ArrowRight"] * (args.presses // 2) + ["ArrowDown", "ArrowUp", "ArrowLeft"] * (
+            keys = ["ArrowRight"] * (args.presses // 2) + [">", "<", "ArrowLeft"] * (
                 args.presses // 6
             )
             for key in keys:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import shutil
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -64,13 +65,27 @@ def _keys() -> Iterator[Callable[[], str]]:
         termios.tcsetattr(fd, termios.TCSADRAIN, saved)
 
 
+def _terminal_size() -> tuple[int, int]:
+    """The terminal's columns and rows, read again for every frame (a window may be resized)."""
+    try:
+        size = os.get_terminal_size(sys.stdout.fileno())
+    except OSError:
+        size = os.terminal_size((0, 0))
+    if not size.columns or not size.lines:
+        size = shutil.get_terminal_size()  # $COLUMNS and $LINES, else 80 × 24
+    return size.columns, size.lines
+
+
 def _interactive(session: Session) -> None:
     tty = sys.stdin.isatty() and sys.stdout.isatty()
     with _keys() as read_key:
         while True:
             if not session.pending_escape():
-                frame = session.frame()
-                sys.stdout.write(CLEAR_SCREEN + frame if tty else frame + "\n")
+                if tty:
+                    # The whole frame fits the terminal, so the seq and the event never scroll off.
+                    sys.stdout.write(CLEAR_SCREEN + session.screen(*_terminal_size()))
+                else:
+                    sys.stdout.write(session.frame() + "\n")
                 sys.stdout.flush()
             try:
                 keys = read_key()
@@ -168,6 +183,13 @@ def import_(
         echo_err(f"added from the header, as the file left them out: {', '.join(added)}")
 
 
+def _bot_plays_summary(results: list[Verification]) -> str:
+    """``verify --all``'s last line: the bot plays of every match, added up."""
+    from replays.audit_bots import bot_plays_text, total_bot_plays
+
+    return "in all: " + bot_plays_text(total_bot_plays(r.bot_plays for r in results))
+
+
 @app.command()
 @handles_errors
 def verify(
@@ -234,5 +256,6 @@ def verify(
             f"verified {len(results)} match(es) in {elapsed:.2f} s ({rate:.1f}/s):"
             f" {len(results) - bad} clean, {bad} diverging"
         )
+        echo_err(_bot_plays_summary(results))
     if bad:
         raise typer.Exit(1)

@@ -270,11 +270,16 @@ def verify_one(streams: Streams, match_id: str, receipts: Sequence[Receipt] = ()
 
 def verify_line(result: VerifyResult) -> str:
     """``ID ok …`` or ``ID seq N kind: why`` for the plain output of ``basra verify``."""
+    from replays.audit_bots import bot_plays_text  # loaded with the rules, once verified
+
     if result.divergence is None:
         seeded = "deals checked against the seed" if result.seeded else "deals as recorded"
         chain = _CHAIN_WORDS.get(result.chain, result.chain)
         receipts = f", {result.receipts} receipt(s) found in the stream" if result.receipts else ""
-        return f"{result.match_id}\tok\t{result.events} events, {seeded}, {chain}{receipts}"
+        return (
+            f"{result.match_id}\tok\t{result.events} events, {seeded}, {chain}{receipts}, "
+            + bot_plays_text(result.bot_plays)
+        )
     d = result.divergence
     return f"{result.match_id}\tseq {d.seq}\t{d.kind}: {d.explanation}"
 

@@ -286,7 +286,9 @@ def strong_picks_checked(recorded: Sequence[RecordedEvent], result: Verification
     """``verify --bots``: a verification with every strong bot's pick re-run as well."""
     from replays.audit import audit  # the rules engine, loaded only when verifying
 
-    divergence = audit(recorded, strong_bots=True).divergence
-    if divergence is None:
-        return result
-    return msgspec.structs.replace(result, ok=False, divergence=divergence)
+    report = audit(recorded, strong_bots=True)
+    if report.divergence is None:
+        return msgspec.structs.replace(result, bot_plays=report.bot_plays)
+    return msgspec.structs.replace(
+        result, ok=False, divergence=report.divergence, bot_plays=report.bot_plays
+    )

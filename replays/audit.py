@@ -51,7 +51,7 @@ from domain.recorded import RecordedEvent, misnumbered
 from domain.rulesets import RULESETS, Classic
 from domain.state import INITIAL_STATE, MatchState
 from domain.times import utc_text
-from replays.audit_bots import BotReferee
+from replays.audit_bots import BotPlays, BotReferee
 from replays.audit_clock import (
     at_ms,
     check_clock_cause,
@@ -77,12 +77,16 @@ _RESULT_REASONS = ("target", "round_limit")
 
 
 class AuditReport(msgspec.Struct, frozen=True, kw_only=True):
-    """The outcome of re-adjudicating a stream; ``divergence`` is None when it is clean."""
+    """The outcome of re-adjudicating a stream; ``divergence`` is None when it is clean.
+
+    ``bot_plays`` counts the bot plays re-derived (and those checked as legal cards only).
+    """
 
     match_id: str | None
     events: int
     seeded: bool
     divergence: Divergence | None
+    bot_plays: BotPlays = msgspec.field(default_factory=BotPlays)
 
     @property
     def ok(self) -> bool:
@@ -174,7 +178,11 @@ class _Auditor:
         except Diverged as stop:
             divergence = Divergence(seq=seq, kind=stop.kind, explanation=stop.explanation)
         report = AuditReport(
-            match_id=match_id, events=len(recorded), seeded=self.seeded, divergence=divergence
+            match_id=match_id,
+            events=len(recorded),
+            seeded=self.seeded,
+            divergence=divergence,
+            bot_plays=self.bots.counted(),
         )
         return AuditResult(report=report, events=tuple(self.out))
 

@@ -109,41 +109,92 @@ def _end_line(view: TableView) -> str | None:
     return f"match ended ({view.end_reason}): side {view.winner} wins, {totals}"
 
 
-def render_frame(position: Position, divergence: Divergence | None = None) -> str:
-    """One frame of the replay as text: what the position's viewer may see, nothing more (R23).
+class FrameParts(msgspec.Struct, frozen=True, kw_only=True):
+    """A frame's lines by part, so a small terminal can fold or drop the table part first.
 
-    ``divergence`` (as the viewer may read it) puts a warning banner on top of the frame.
+    ``seq`` and ``event`` are what a frame is about; the rest is the table around them.
     """
+
+    banner: tuple[str, ...]
+    title: str
+    seq: str
+    recorded: str
+    event: tuple[str, ...]
+    floor: str
+    stock: str
+    seats: tuple[str, ...]
+    sides: tuple[str, ...]
+    sides_line: str
+    turn: str
+    end: str | None
+
+
+def _sides_line(view: TableView) -> str:
+    sides = (
+        f"side {side}: {view.scores[side]} (pile {view.piles[side]}, Basra"
+        f" {view.round_basra[side]})"
+        for side in (0, 1)
+    )
+    return "score  " + " · ".join(sides)
+
+
+def frame_parts(
+    position: Position, divergence: Divergence | None = None, width: int = FRAME_WIDTH
+) -> FrameParts:
+    """The parts of a frame, words wrapped to ``width``: what the viewer may see (R23)."""
     view = position.view
-    lines = [
-        *banner(divergence, FRAME_WIDTH),
-        f"match {view.match_id} · {view.ruleset} · {view.seats} seats · target {view.target}"
-        f" · viewer: {viewer_name(position.viewer)}",
-        f"seq {position.seq} of {position.last_seq} · {_status_line(view)}",
-        _recorded_line(position),
-        "",
-        textwrap.fill(
-            describe(position.event, position.viewer),
-            width=FRAME_WIDTH,
-            initial_indent="  ",
-            subsequent_indent="    ",
-        ),
-        "",
-        # R12: the floor is shown in the order its cards arrived, for every viewer.
-        f"floor ({len(view.floor)})  {cards_text(view.floor) if view.floor else '-'}",
-        f"stock      {view.stock} cards",
-        "",
-        *_seat_rows(view),
-        "",
-        *_side_rows(view),
-    ]
     turn = f"seat {view.turn}" if view.turn is not None else "nobody"
     if view.deadline is not None:
         turn += f" until {view.deadline} (R25)"
     if view.timed_out:
         turn += f" · run out: seat {', '.join(str(s) for s in view.timed_out)} (R25a)"
-    lines.append(f"carry {view.carry} · turn: {turn}")
-    end = _end_line(view)
-    if end is not None:
-        lines.append(end)
+    return FrameParts(
+        banner=tuple(banner(divergence, width)),
+        title=f"match {view.match_id} · {view.ruleset} · {view.seats} seats · target"
+        f" {view.target} · viewer: {viewer_name(position.viewer)}",
+        seq=f"seq {position.seq} of {position.last_seq} · {_status_line(view)}",
+        recorded=_recorded_line(position),
+        event=tuple(
+            textwrap.wrap(
+                describe(position.event, position.viewer),
+                width=width,
+                initial_indent="  ",
+                subsequent_indent="    ",
+            )
+        ),
+        # R12: the floor is shown in the order its cards arrived, for every viewer.
+        floor=f"floor ({len(view.floor)})  {cards_text(view.floor) if view.floor else '-'}",
+        stock=f"stock      {view.stock} cards",
+        seats=tuple(_seat_rows(view)),
+        sides=tuple(_side_rows(view)),
+        sides_line=_sides_line(view),
+        turn=f"carry {view.carry} · turn: {turn}",
+        end=_end_line(view),
+    )
+
+
+def render_frame(position: Position, divergence: Divergence | None = None) -> str:
+    """One frame of the replay as text: what the position's viewer may see, nothing more (R23).
+
+    ``divergence`` (as the viewer may read it) puts a warning banner on top of the frame.
+    """
+    parts = frame_parts(position, divergence)
+    lines = [
+        *parts.banner,
+        parts.title,
+        parts.seq,
+        parts.recorded,
+        "",
+        *parts.event,
+        "",
+        parts.floor,
+        parts.stock,
+        "",
+        *parts.seats,
+        "",
+        *parts.sides,
+        parts.turn,
+    ]
+    if parts.end is not None:
+        lines.append(parts.end)
     return "\n".join(lines) + "\n"

@@ -12,13 +12,11 @@ from replays.cursor import MatchCursor, Step, Viewer, viewer_name
 from replays.diff import describe_diff, diff
 from replays.divergence import Divergence
 from replays.errors import StepOutOfRangeError
-from replays.render import FRAME_WIDTH, render_frame
+from replays.render import FRAME_WIDTH, frame_parts, render_frame
+from replays.screen import fit_screen
 
-KEY_HELP: Final = (
-    "keys: n/p event · >/< play · }/{ deal · ]/[ round · ^/$ first/last · g jump to a seq"
-    " · v viewer · q quit · ? help"
-)
-"""The one-line key reminder under every frame."""
+KEY_HELP: Final = "keys: n/p event · >/< play · }/{ deal · ]/[ round · ^/$ ends · ? help · q quit"
+"""The one-line key reminder under every frame (80 columns at most)."""
 
 HELP: Final = """\
   n  space  →   next event              p  ←   previous event
@@ -27,10 +25,10 @@ HELP: Final = """\
   ]             next round              [      previous round
   ^  Home       first event             $  End last event
   g NUMBER ⏎    jump to the position after event seq NUMBER
-  v             switch viewer: support, seat 0, seat 1, … (0-3 pick a seat, s support)
+  v  s  0-3     switch viewer: the next one, support, a seat (0-3)
   ?  h          this help               q      quit
 """
-"""The full key list, shown with ``?``."""
+"""The full key list, shown with ``?`` (80 columns at most)."""
 
 _MOVES: Final[dict[str, tuple[Step, int]]] = {
     "n": (Step.EVENT, 1),
@@ -159,25 +157,58 @@ class Session:
         self.viewer = self.cursor.check_viewer(viewer)
         self.message = f"now viewing as {viewer_name(viewer)}"
 
-    def frame(self) -> str:
-        """The current frame: the position as the viewer sees it, then messages and keys."""
-        cursor = self.cursor
-        shown = visible_divergence(
-            self.divergence, self.seq, cursor.last_seq, self.viewer, ended=cursor.ended
-        )
-        text = render_frame(cursor.position(self.seq, self.viewer), shown)
-        lines = [text]
+    def _below(self, width: int) -> tuple[list[str], list[str]]:
+        """The analysis of the play just made, and the message or jump prompt, as lines."""
         # The play just made, against the strong bot's card (docs/bots.md): support any time,
         # everyone once the match has ended.
-        analysed = analysis_at(cursor.events(), self.seq, support=self.viewer == SUPPORT)
+        below: list[str] = []
+        analysed = analysis_at(self.cursor.events(), self.seq, support=self.viewer == SUPPORT)
         if analysed is not None:
             line = "analysis: " + analysis_line(analysed)
-            lines.append(textwrap.fill(line, width=FRAME_WIDTH, subsequent_indent="  "))
+            below = textwrap.wrap(line, width=width, subsequent_indent="  ")
+        note: list[str] = []
+        if self.entering is not None:
+            note = [f"jump to seq (1-{self.cursor.last_seq}), then Enter: {self.entering}"]
+        elif self.message:
+            note = textwrap.wrap(self.message, width=width, subsequent_indent="  ")
+        return below, note
+
+    def _shown_divergence(self) -> Divergence | None:
+        cursor = self.cursor
+        return visible_divergence(
+            self.divergence, self.seq, cursor.last_seq, self.viewer, ended=cursor.ended
+        )
+
+    def frame(self) -> str:
+        """The current frame: the position as the viewer sees it, then messages and keys."""
+        position = self.cursor.position(self.seq, self.viewer)
+        lines = [render_frame(position, self._shown_divergence())]
+        below, note = self._below(FRAME_WIDTH)
+        lines.extend(below)
         if self.show_help:
             lines.append(HELP)
-        if self.entering is not None:
-            lines.append(f"jump to seq (1-{self.cursor.last_seq}), then Enter: {self.entering}")
-        elif self.message:
-            lines.append(textwrap.fill(self.message, width=FRAME_WIDTH, subsequent_indent="  "))
+        lines.extend(note)
         lines.append(KEY_HELP)
         return "\n".join(lines) + "\n"
+
+    def screen(self, columns: int, rows: int) -> str:
+        """The current frame fitted to a terminal of ``columns`` × ``rows`` (no final newline).
+
+        The seq line and the event are always on it, whole; the table part folds and gives way
+        first (replays.screen), so nothing scrolls off the top of the terminal.
+        """
+        width = min(columns, FRAME_WIDTH)
+        position = self.cursor.position(self.seq, self.viewer)
+        parts = frame_parts(position, self._shown_divergence(), width)
+        below, note = self._below(width)
+        lines = fit_screen(
+            parts,
+            below=below,
+            help_lines=HELP.splitlines() if self.show_help else [],
+            note=note,
+            typing=self.entering is not None,
+            keys=KEY_HELP,
+            columns=columns,
+            rows=rows,
+        )
+        return "\n".join(lines)

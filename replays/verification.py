@@ -19,6 +19,7 @@ import msgspec
 from domain.chain import chain_status, first_break
 from domain.events import MatchCreated
 from domain.recorded import RecordedEvent
+from replays.audit_bots import BotPlays
 from replays.divergence import Divergence
 from replays.errors import InvalidReceiptsError
 
@@ -37,7 +38,8 @@ class Verification(msgspec.Struct, frozen=True, kw_only=True):
 
     ``chain`` is ``chained`` (every link recomputed), ``unchained`` (a stream recorded before
     the chain or imported without one) or ``unchecked`` (the secret is not known, so the
-    links cannot be recomputed); ``receipts`` is how many receipts were checked.
+    links cannot be recomputed); ``receipts`` is how many receipts were checked; ``bot_plays``
+    how many bot plays were re-derived, by kind (``replays.audit_bots.BotPlays``).
     """
 
     match_id: str
@@ -47,6 +49,7 @@ class Verification(msgspec.Struct, frozen=True, kw_only=True):
     chain: str
     receipts: int = 0
     divergence: Divergence | None
+    bot_plays: BotPlays = msgspec.field(default_factory=BotPlays)
 
 
 def parse_receipts(data: bytes | Sequence[Any], match_id: str) -> list[Receipt]:
@@ -140,4 +143,5 @@ def verify_stream(
         chain=status,
         receipts=len(receipts),
         divergence=divergence,
+        bot_plays=report.bot_plays,
     )

@@ -6,6 +6,7 @@ import json
 import os
 import re
 import select
+import shutil
 import subprocess
 import sys
 import time
@@ -16,7 +17,9 @@ import pytest
 from typer.testing import CliRunner, Result
 
 from app.service import MatchService
+from app.store.sqlite_reader import SQLiteStreams
 from cli.main import app
+from replays.cursor import Step
 from replays.importing import imported_stream
 from replays.replay_reader import load_replay
 
@@ -226,3 +229,113 @@ def test_the_real_terminal_program_reads_single_keys(db: Path, tmp_path: Path) -
     finally:
         status = terminal.close()
     assert status == 0
+
+
+class Tmux:
+    """A tmux server of its own (its own socket) holding one window of a fixed size."""
+
+    def __init__(self, folder: Path, columns: int, rows: int) -> None:
+        self.socket = folder / "tmux.sock"
+        config = folder / "tmux.conf"
+        config.write_text("set -g status off\n", encoding="utf-8")
+        self.base = ["tmux", "-S", str(self.socket), "-f", str(config)]
+        self.size = (columns, rows)
+
+    def start(self, command: list[str], env: dict[str, str]) -> None:
+        """Run ``command`` in the window (the tmux server started with ``env``)."""
+        columns, rows = self.size
+        subprocess.run(
+            [*self.base, "new-session", "-d", "-x", str(columns), "-y", str(rows), *command],
+            check=True,
+            env=env,
+        )
+
+    def tmux(self, *args: str) -> str:
+        """One tmux command on this server; its output."""
+        done = subprocess.run([*self.base, *args], capture_output=True, check=True, text=True)
+        return done.stdout
+
+    def screen(self) -> list[str]:
+        """The window's rows as shown now."""
+        return self.tmux("capture-pane", "-p").rstrip("\n").split("\n")
+
+    def settled(self, wanted: str, timeout: float = 20.0) -> list[str]:
+        """The screen once a row starts with ``wanted`` and two captures in a row agree."""
+        deadline = time.monotonic() + timeout
+        before: list[str] = []
+        while True:
+            now = self.screen()
+            if now == before and any(row.startswith(wanted) for row in now):
+                return now
+            if time.monotonic() > deadline:
+                raise AssertionError(
+                    f"no row starts with {wanted!r}; the screen:\n" + "\n".join(now)
+                )
+            before = now
+            time.sleep(0.02)
+
+    def stop(self) -> None:
+        """End this tmux server (only this one: it is addressed by its own socket)."""
+        subprocess.run([*self.base, "kill-server"], capture_output=True, check=False)
+
+
+def test_every_frame_keeps_the_seq_and_the_event_in_an_80_by_24_terminal(tmp_path: Path) -> None:
+    if shutil.which("tmux") is None:
+        pytest.skip("tmux is not installed (apt-get install tmux): the 80 × 24 terminal test")
+    from domain.redaction import SUPPORT
+    from replays.cursor import MatchCursor
+    from replays.words import describe
+
+    # given a 4-seat match recorded by basra simulate into a fresh store
+    db = tmp_path / "basra.db"
+    env = {k: v for k, v in os.environ.items() if k not in ISOLATED}
+    env.update(LANG="C.UTF-8", LC_ALL="C.UTF-8", PYTHONIOENCODING="utf-8")
+    simulated = subprocess.run(
+        [sys.executable, "-m", "cli.main", "simulate", "--ruleset", "egyptian", "--seats", "4"]
+        + ["--seed", "tty-80x24", "--db", str(db)],
+        capture_output=True,
+        check=True,
+        env=env,
+        text=True,
+    )
+    match_id = simulated.stdout.strip()
+    streams = SQLiteStreams(db)
+    try:
+        cursor = MatchCursor(streams.events(match_id))
+    finally:
+        streams.close()
+    last = cursor.last_seq
+
+    def check(screen: list[str], seq: int) -> None:
+        assert len(screen) <= 24 and all(len(row) <= 80 for row in screen), screen
+        assert any(row.startswith(f"seq {seq} of {last} ") for row in screen), (seq, screen)
+        event = " ".join(describe(cursor.position(seq).event, SUPPORT).split())
+        shown = " ".join(" ".join(screen).split())
+        assert event in shown, (seq, event, screen)
+
+    # when `basra replay` runs in an 80-column, 24-row tmux window with the help shown
+    terminal = Tmux(tmp_path, 80, 24)
+    terminal.start([sys.executable, "-m", "cli.main", "replay", match_id, "--db", str(db)], env)
+    try:
+        assert terminal.tmux("display", "-p", "#{pane_width}x#{pane_height}").strip() == "80x24"
+        check(terminal.settled(f"seq 1 of {last} "), 1)
+        terminal.tmux("send-keys", "?")
+        screen = terminal.settled(f"seq 1 of {last} ")
+        assert any("next round" in row for row in screen), screen
+        # then every frame, event by event to the end, shows its seq and its event
+        for seq in range(2, last + 1):
+            terminal.tmux("send-keys", "n")
+            check(terminal.settled(f"seq {seq} of {last} "), seq)
+        # and so does every frame of a step by round back from the end, and forward again
+        seq = last
+        for key, following in (("[", cursor.previous), ("]", cursor.next)):
+            while True:
+                target = following(seq, Step.ROUND)
+                if target == seq:
+                    break
+                terminal.tmux("send-keys", key)
+                check(terminal.settled(f"seq {target} of {last} "), target)
+                seq = target
+        terminal.tmux("send-keys", "q")
+    finally:
+        terminal.stop()

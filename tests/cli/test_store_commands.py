@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -202,3 +203,39 @@ def test_the_commands_run_on_postgres_when_configured(
     service = MatchService.open(database_url=env["BASRA_DATABASE_URL"])
     assert service.match_ids() == ids
     service.close()
+
+
+def _documented_matches_output() -> list[list[str]]:
+    """The lines docs/cli.md shows under ``$ basra matches``, split at their tabs."""
+    text = (Path(__file__).parents[2] / "docs" / "cli.md").read_text(encoding="utf-8")
+    section = text.split("### `basra matches`", 1)[1].split("\n### ", 1)[0]
+    block = section.split("$ basra matches\n", 1)[1].split("```", 1)[0]
+    return [line.split("\t") for line in block.splitlines()]
+
+
+def test_the_documented_matches_listing_is_what_basra_matches_prints(db: Path) -> None:
+    # given what basra matches prints for a store of ended, playing and waiting matches
+    code, out, err = run("matches", "--db", str(db))
+    assert code == 0, err
+    printed = [line.split("\t") for line in out.splitlines()]
+    # when docs/cli.md's example of it is read
+    header, *rows = _documented_matches_output()
+    # then it has the same header, and each line has its columns in the same forms
+    assert header == printed[0]
+    assert rows
+    column = {name: i for i, name in enumerate(header)}
+    for row in rows + printed[1:]:
+        assert len(row) == len(header), row
+        assert row[column["SEATS"]] in ("2", "4"), row
+        assert row[column["STATUS"]] in ("waiting", "playing", "ended"), row
+        assert re.fullmatch(r"\d+-\d+", row[column["TOTALS"]]), row
+        result = row[column["RESULT"]]
+        if row[column["STATUS"]] == "ended":
+            reasons = "target|round_limit|forfeit|timeout|abandoned"
+            assert re.fullmatch(rf"(side [01] won|draw) \(({reasons})\)", result), row
+        else:
+            assert result == "-", row
+        assert row[column["ROUNDS"]].isdigit() and row[column["PLAYS"]].isdigit(), row
+    # and the example shows a match whose stream has a problem, as PROBLEM names it
+    problems = [row[column["PROBLEM"]] for row in rows if row[column["PROBLEM"]] != "-"]
+    assert problems and all("cannot be read" in problem for problem in problems)

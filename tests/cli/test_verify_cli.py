@@ -145,14 +145,55 @@ def diverges_at(db: Path, match_id: str, seq: int) -> str:
     return result.stdout
 
 
+def bot_plays(db: Path, match_id: str) -> int:
+    """How many plays the bot seats made in a stored match, read off its events."""
+    created = rows(db, match_id)[0]["event"]
+    return sum(
+        1
+        for row in rows(db, match_id)
+        if row["event"]["type"] == "card_played" and row["event"]["seat"] in created["bots"]
+    )
+
+
 def test_matches_recorded_by_the_service_verify_clean(db: Path, ids: dict[str, str]) -> None:
-    for match_id in ids.values():
+    for match_id, kind in ((ids["bots"], "easy"), (ids["people"], "random")):
         result = run("verify", match_id, "--db", str(db))
         assert result.exit_code == 0, result.stdout
+        played = bot_plays(db, match_id)
         assert result.stdout == (
             f"{match_id}\tok\t{len(rows(db, match_id))} events, deals checked against the seed,"
-            " chain checked\n"
+            f" chain checked, {played} bot plays re-derived from each bot's seat view"
+            f" ({kind}: {played})\n"
         )
+
+
+def test_verify_says_how_many_bot_plays_it_re_derived_in_json_and_for_all(
+    db: Path, ids: dict[str, str]
+) -> None:
+    # given a match of two easy bots and one of people with two random bots
+    easy, random = bot_plays(db, ids["bots"]), bot_plays(db, ids["people"])
+    assert easy and random
+    # when every match is verified as JSON
+    result = run("verify", "--all", "--json", "--db", str(db))
+    assert result.exit_code == 0, result.stdout
+    found = {r["match_id"]: r for r in json.loads(result.stdout)}
+    # then each says how many bot plays it re-derived, by kind, and none left unchecked
+    assert found[ids["bots"]]["bot_plays"] == {
+        "rederived": easy,
+        "by_kind": {"easy": easy},
+        "legal_only": {},
+    }
+    assert found[ids["people"]]["bot_plays"] == {
+        "rederived": random,
+        "by_kind": {"random": random},
+        "legal_only": {},
+    }
+    # and the summary of --all adds them up
+    plain = run("verify", "--all", "--db", str(db))
+    assert (
+        f"{easy + random} bot plays re-derived from each bot's seat view"
+        f" (easy: {easy}, random: {random})"
+    ) in plain.stderr
 
 
 def test_verify_all_reports_every_match_with_a_summary(db: Path, ids: dict[str, str]) -> None:

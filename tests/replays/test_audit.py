@@ -300,3 +300,52 @@ def test_leniency_fills_in_groups_a_foreign_file_left_out(clean: list[RecordedEv
     result = audit_events(stripped, lenient=True)
     assert result.report.ok
     assert list(result.events) == [r.event for r in clean]
+
+
+def _bot_plays_by_kind(recorded: list[RecordedEvent]) -> dict[str, int]:
+    """Count the plays the bots made in a stream, read off the events: by bot kind, and
+    ``auto`` for the easy bot's cards for a person whose clock ran out (R25)."""
+    created = recorded[0].event
+    assert isinstance(created, MatchCreated)
+    counts: dict[str, int] = {}
+    for item in recorded:
+        event = item.event
+        if not isinstance(event, CardPlayed):
+            continue
+        if event.seat in created.bots:
+            kind = created.bot_kind
+        elif event.auto:
+            kind = "auto"
+        else:
+            continue
+        counts[kind] = counts.get(kind, 0) + 1
+    return counts
+
+
+@pytest.mark.parametrize("name", ["golden-egyptian-4", "golden-classic-2", "golden-yemeni-4"])
+def test_the_audit_counts_each_bot_play_it_re_derived_by_kind(name: str) -> None:
+    # given a golden match (random or easy bots, and a card the clock played for a person)
+    recorded = golden_events(name)
+    # when it is re-adjudicated
+    report = audit(recorded)
+    # then every bot play and every auto play is counted as re-derived, by kind
+    assert report.ok, report.divergence
+    expected = _bot_plays_by_kind(recorded)
+    assert expected, "each of these golden matches has a bot"
+    assert report.bot_plays.by_kind == expected
+    assert report.bot_plays.rederived == sum(expected.values())
+    assert report.bot_plays.legal_only == {}
+
+
+def test_without_the_secret_a_random_bot_s_plays_are_checked_as_legal_cards_only() -> None:
+    # given a golden match of random bots with its secret taken out (deals as recorded)
+    recorded = golden_events("golden-egyptian-4")
+    ended = len(recorded)
+    hidden = tampered(tampered(recorded, 1, secret=None, commitment=None), ended, seed=None)
+    # when it is re-adjudicated
+    report = audit(hidden)
+    # then its random bot's plays cannot be re-derived (their stream is drawn from the secret)
+    assert report.ok and not report.seeded, report.divergence
+    expected = _bot_plays_by_kind(recorded)
+    assert report.bot_plays.legal_only == {"random": expected["random"]}
+    assert report.bot_plays.by_kind == {"auto": expected["auto"]}

@@ -7,7 +7,9 @@ import pytest
 from domain.events import CardPlayed, FloorDealt
 from domain.redaction import SUPPORT
 from replays.cursor import MatchCursor, Step
-from replays.session import KEY_HELP, Session
+from replays.session import HELP, KEY_HELP, Session
+from tests.replays import replay_keys
+from tests.replays.replay_keys import terminal_key
 from tests.replays.streams import golden_events
 
 
@@ -97,3 +99,47 @@ def test_help_unknown_keys_and_quitting(session: Session) -> None:
     assert "at the last event" in session.frame()
     assert not session.press("q")
     assert not Session(session.cursor).press("")  # the end of piped input
+
+
+def test_every_key_of_the_documented_table_does_what_the_table_says(session: Session) -> None:
+    # given the key table of docs/replay-format.md and positions at the start, within, the end
+    cursor = session.cursor
+    starts = (1, cursor.landmarks(Step.PLAY)[3], cursor.landmarks(Step.ROUND)[1], cursor.last_seq)
+    for kind, row in replay_keys.moving_rows():
+        step = Step(kind)
+        for start in starts:
+            for key in row.forward:
+                # when a forward key of the row is pressed, then the session steps by that kind
+                session.seq = start
+                session.feed(terminal_key(key))
+                assert session.seq == cursor.next(start, step), (key, start)
+            for key in row.backward:
+                session.seq = start
+                session.feed(terminal_key(key))
+                assert session.seq == cursor.previous(start, step), (key, start)
+    ends = replay_keys.ends_row()
+    for key in ends.forward:
+        session.seq = 40
+        session.feed(terminal_key(key))
+        assert session.seq == 1, key
+    for key in ends.backward:
+        session.seq = 40
+        session.feed(terminal_key(key))
+        assert session.seq == cursor.last_seq, key
+    # and g NUMBER Enter jumps, and every help key shows and hides the help
+    session.feed("g42" + terminal_key("Enter"))
+    assert session.seq == 42
+    help_row = next(row for row in replay_keys.key_table() if row.meaning.startswith("help"))
+    for key in help_row.forward:
+        session.feed(key)
+        assert session.show_help, key
+        session.feed(key)
+        assert not session.show_help, key
+
+
+def test_the_help_screen_names_every_documented_key() -> None:
+    # given the key table of docs/replay-format.md, then the help lists each of its keys
+    named = {"space": "space", "Enter": "⏎"}
+    for row in replay_keys.key_table():
+        for key in row.forward + row.backward:
+            assert named.get(key, key) in HELP, key

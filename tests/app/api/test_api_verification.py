@@ -3,6 +3,7 @@ receipts from play responses are found on the stored chain, and a rewrite is cau
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from litestar import Litestar
@@ -129,3 +130,26 @@ def _overwrite(service: MatchService, match_id: str, recorded: Any) -> None:
     assert path is not None
     with sqlite3.connect(path) as db:
         write_recorded(db, match_id, recorded)
+
+
+def test_the_answer_says_how_many_bot_plays_were_re_derived(
+    api: Api, client: TestClient[Litestar]
+) -> None:
+    # given a practice match against the easy bot, played to its end
+    match_id, token = api.practice(seed="verify-bots", target=1)
+    _play_to_end(api, match_id, token)
+    lines = [
+        json.loads(line) for line in client.get(f"/matches/{match_id}/replay").text.splitlines()
+    ]
+    bots = lines[0]["bots"]
+    played = sum(1 for e in lines[1:] if e["type"] == "card_played" and e["seat"] in bots)
+    assert played > 0
+    # when anyone asks for its verification
+    response = client.get(f"/matches/{match_id}/verification")
+    # then the answer counts every bot play, re-derived from the easy bot's seat view
+    assert response.status_code == 200, response.text
+    assert response.json()["bot_plays"] == {
+        "rederived": played,
+        "by_kind": {"easy": played},
+        "legal_only": {},
+    }

@@ -17,8 +17,14 @@ import msgspec
 import pytest
 
 from app.store.decoding import decode_row
+from app.store.sqlite_reader import SQLiteStreams
+from domain.events import RoundScored
+from replays.cursor import MatchCursor, Step
+from replays.session import Session
 from tests.e2e.test_serve import SUPPORT, serve_process
 from tests.e2e.web.conftest import NO_LIMITS, open_page, screenshot
+from tests.replays import replay_keys
+from tests.replays.replay_keys import browser_key, terminal_key
 from tests.stored_rows import stream_of, write_recorded
 
 pytestmark = pytest.mark.e2e
@@ -30,26 +36,6 @@ def bots_match(url: str, ruleset: str = "classic") -> tuple[str, list[dict[str, 
     match_id = str(created.json()["match_id"])
     text = httpx.get(f"{url}/matches/{match_id}/replay").text
     return match_id, [json.loads(line) for line in text.splitlines()]
-
-
-def stops(events: list[dict[str, Any]]) -> dict[str, list[int]]:
-    """Where the keys stop (docs/web.md): plays; deals complete; rounds at their opening floor."""
-    plays = [i for i, e in enumerate(events) if e["type"] == "card_played"]
-    rounds = [i for i, e in enumerate(events) if e["type"] == "floor_dealt"]
-    deals = [
-        i
-        for i, e in enumerate(events)
-        if e["type"] == "floor_dealt" or (e["type"] == "cards_dealt" and e["deal"] > 1)
-    ]
-    return {"plays": plays, "deals": deals, "rounds": rounds}
-
-
-def after(stops_of: list[int], at: int, last: int) -> int:
-    return next((i for i in stops_of if i > at), last)
-
-
-def before(stops_of: list[int], at: int) -> int:
-    return next((i for i in reversed(stops_of) if i < at), 0)
 
 
 def shown_seq(page: Any) -> int:
@@ -84,58 +70,73 @@ def board(page: Any) -> dict[str, Any]:
     return dict(page.evaluate(BOARD))
 
 
-def test_a_replay_stepped_with_every_key_matches_the_command_line(
+def stored_cursor(db: Path, match_id: str) -> MatchCursor:
+    """The match as ``basra replay`` reads it from the store: the cursor its session steps."""
+    streams = SQLiteStreams(db)
+    try:
+        return MatchCursor(streams.events(match_id))
+    finally:
+        streams.close()
+
+
+def press_both(page: Any, session: Session, key: str) -> None:
+    """Press one documented key (by the table's name) in the browser and in the terminal."""
+    page.keyboard.press(browser_key(key))
+    session.feed(terminal_key(key))
+
+
+def jump_both(page: Any, session: Session, seq: int) -> None:
+    """``g NUMBER Enter`` in the browser and in the terminal."""
+    row = replay_keys.jump_row()
+    for key in (*row.forward[:1], *str(seq), "Enter"):
+        press_both(page, session, key)
+
+
+def test_every_documented_key_lands_where_basra_replay_lands(
     new_page: Any, served: tuple[str, Path]
 ) -> None:
     # given an ended match of two bots, opened in the viewer (public: every hand after the end)
     url, db = served
-    match_id, lines = bots_match(url)
-    events = lines[1:]
-    last = len(events) - 1
-    where = stops(events)
+    match_id, _lines = bots_match(url)
+    cursor = stored_cursor(db, match_id)
+    session = Session(cursor)
     viewer = new_page()
     viewer.goto(f"/replay/{match_id}")
     page = viewer.page
     page.wait_for_function("() => document.querySelector('[data-testid=seq]').textContent !== ''")
-    # when each key is pressed, then the viewer moves to the documented stop
-    at = 0
-    presses = [
-        ("End", last),
-        ("Home", 0),
-        ("ArrowRight", 1),
-        ("ArrowRight", 2),
-        ("ArrowLeft", 1),
-        ("ArrowDown", where["plays"][0]),
-        ("ArrowDown", where["plays"][1]),
-        ("ArrowUp", where["plays"][0]),
-        ("]", None),
-        ("]", None),
-        ("[", None),
-        ("}", None),
-        ("}", None),
-        ("{", None),
-        ("End", last),
-        ("ArrowRight", last),
-        ("ArrowDown", last),
-        ("Home", 0),
-        ("ArrowLeft", 0),
-    ]
-    for key, expected in presses:
-        if expected is None:
-            kind = "deals" if key in "[]" else "rounds"
-            expected = after(where[kind], at, last) if key in "]}" else before(where[kind], at)
-        page.keyboard.press(key)
-        page.wait_for_function(
-            "seq => document.querySelector('[data-testid=seq]').textContent === String(seq)",
-            arg=events[expected]["seq"],
-        )
-        at = expected
-        # and the board is the position the command line shows after that seq
-        position = cli_position(db, match_id, events[at]["seq"])
+    assert shown_seq(page) == session.seq == 1
+    plays = cursor.landmarks(Step.PLAY)
+    deals = cursor.landmarks(Step.DEAL)
+    rounds = cursor.landmarks(Step.ROUND)
+    starts = [1, plays[5], deals[1], rounds[1], rounds[1] + 3, cursor.last_seq]
+    keys = replay_keys.position_keys()
+    assert {"n", "p", ">", "<", "}", "{", "]", "[", "^", "$"} <= set(keys)
+    landed: set[int] = set()
+    for start in starts:
+        # when the viewer jumps to a position with g NUMBER Enter, as the terminal does
+        jump_both(page, session, start)
+        assert shown_seq(page) == session.seq == start
+        for key in keys:
+            # and each documented key is pressed from there
+            press_both(page, session, key)
+            # then the browser lands on the seq the terminal session lands on
+            assert shown_seq(page) == session.seq, (key, start)
+            landed.add(session.seq)
+            jump_both(page, session, start)
+    # and the board at every landing is the position the command line shows there
+    for seq in sorted(landed)[:: max(1, len(landed) // 8)]:
+        jump_both(page, session, seq)
+        position = cli_position(db, match_id, seq)
         shown = board(page)
-        assert shown["floor"] == list(position["floor"]), (key, events[at]["seq"])
-        assert shown["hands"] == [list(h) for h in position["hands"]], (key, events[at]["seq"])
-        assert shown["totals"] == list(position["scores"]), (key, events[at]["seq"])
+        assert shown["floor"] == list(position["floor"]), seq
+        assert shown["hands"] == [list(h) for h in position["hands"]], seq
+        assert shown["totals"] == list(position["scores"]), seq
+    # when a seq outside the match is asked for, then the viewer stays and says so
+    jump_both(page, session, 7)
+    for key in ("g", *str(cursor.last_seq + 50), "Enter"):
+        page.keyboard.press(browser_key(key))
+    assert shown_seq(page) == 7
+    assert "outside" in page.locator("[data-testid=key-message]").inner_text()
     # when a play of the move list is clicked, then the viewer jumps there and highlights it
     item = page.locator("[data-testid=moves] li:not(.round-head)").nth(6)
     item.click()
@@ -143,10 +144,35 @@ def test_a_replay_stepped_with_every_key_matches_the_command_line(
     assert shown_seq(page) == jumped
     assert "current" in (item.get_attribute("class") or "")
     # and the score chart has a point per round (and the start) for each side
-    rounds = sum(1 for e in events if e["type"] == "round_scored")
+    scored = sum(1 for item in cursor.events() if isinstance(item.event, RoundScored))
     circles = page.locator("[data-testid=score-chart] circle.s0").count()
-    assert circles == rounds + 1
+    assert circles == scored + 1
     screenshot(page, "replay")
+
+
+def test_the_key_help_lists_the_documented_keys(new_page: Any, server: str) -> None:
+    # given an ended match opened in the viewer
+    match_id, _lines = bots_match(server)
+    viewer = new_page()
+    viewer.goto(f"/replay/{match_id}")
+    page = viewer.page
+    page.wait_for_function("() => document.querySelector('[data-testid=seq]').textContent !== ''")
+    help_box = page.locator("[data-testid=key-help]")
+    assert help_box.is_hidden()
+    # when ? is pressed, then the key help shows every key the table documents
+    page.keyboard.press("?")
+    help_box.wait_for()
+    text = help_box.inner_text()
+    for row in replay_keys.key_table():
+        for key in row.forward + row.backward:
+            assert key in text, (key, text)
+    # and the line of keys beside seq names the round keys and the deal keys as the table does
+    summary = page.locator("[data-testid=key-summary]").inner_text()
+    assert "]/[" in summary and "}/{" in summary
+    assert summary.index("}/{") < summary.index("]/[")  # deal, then round, as in the table
+    # when ? is pressed again, then the help is hidden
+    page.keyboard.press("?")
+    help_box.wait_for(state="hidden")
 
 
 def test_support_sees_every_hand_and_the_dispute_log_before_the_end(

@@ -1,5 +1,5 @@
 // The replay viewer at /replay/{id}: the position after any event as the chosen viewer sees it,
-// the move list (click to jump), keys to step, the score by round, support's dispute log, a
+// the move list (click to jump), the keys of `basra replay` to step, the score by round, support's dispute log, a
 // banner when the match does not verify, and beside the move list the analysis of the current
 // play (what the strong bot would have played from that seat's view, and what the play cost).
 
@@ -336,30 +336,129 @@ async function verify(token) {
   }
 }
 
+// The keys of docs/replay-format.md ("Stepping through"), with the meanings `basra replay`
+// gives them: n/space/→ and p/← by event, >/. and </, by play, } and { by complete deal,
+// ] and [ by round (its opening floor), ^/Home and $/End to the first and last event.
+function target(key) {
+  const last = frames.length - 1;
+  switch (key) {
+    case "n": case " ": case "ArrowRight": return Math.min(at + 1, last);
+    case "p": case "ArrowLeft": return Math.max(at - 1, 0);
+    case ">": case ".": return step(stops.plays, at, 1, last);
+    case "<": case ",": return step(stops.plays, at, -1, last);
+    case "}": return step(stops.deals, at, 1, last);
+    case "{": return step(stops.deals, at, -1, last);
+    case "]": return step(stops.rounds, at, 1, last);
+    case "[": return step(stops.rounds, at, -1, last);
+    case "^": case "Home": return 0;
+    case "$": case "End": return last;
+    default: return null;
+  }
+}
+
+const KEY_ROWS = [
+  ["n  space  →", "key_next_event"], ["p  ←", "key_prev_event"],
+  [">  .", "key_next_play"], ["<  ,", "key_prev_play"],
+  ["}", "key_next_deal"], ["{", "key_prev_deal"],
+  ["]", "key_next_round"], ["[", "key_prev_round"],
+  ["^  Home", "key_first"], ["$  End", "key_last"],
+  ["g NUMBER Enter", "key_jump"], ["v  s  0-3", "key_viewer"], ["?  h", "key_help"],
+];
+
+let jumping = null; // the digits typed after g, until Enter
+
+function say(text) {
+  $("key-message").textContent = text;
+}
+
+function buildKeyHelp() {
+  const table = h("table", "list");
+  for (const [keys, meaning] of KEY_ROWS) {
+    const row = h("tr");
+    const cell = h("td", null);
+    cell.dir = "ltr";
+    cell.append(...keys.split("  ").map((key) => h("kbd", null, key)));
+    row.append(cell, h("td", null, t(meaning)));
+    table.append(row);
+  }
+  fill($("key-help"), table);
+}
+
+function jumpKey(key) {
+  if (key === "Enter") {
+    const typed = jumping;
+    jumping = null;
+    say("");
+    if (!typed) return;
+    const found = frames.findIndex((f) => f.seq === Number(typed));
+    if (found < 0) say(t("outside", typed, frames[frames.length - 1].seq));
+    else show(found);
+    return;
+  }
+  if (/^[0-9]$/.test(key)) jumping += key;
+  else if (key === "Backspace") jumping = jumping.slice(0, -1);
+  else {
+    jumping = null;
+    say(t("jump_cancelled"));
+    return;
+  }
+  say(t("jump_prompt", frames[frames.length - 1].seq, jumping));
+}
+
+function chooseViewer(value) {
+  const select = $("viewer");
+  if (![...select.options].some((o) => o.value === value)) return false;
+  select.value = value;
+  select.dispatchEvent(new Event("change"));
+  return true;
+}
+
+function viewerKey(key) {
+  const select = $("viewer");
+  if (key === "v") {
+    const options = [...select.options].map((o) => o.value);
+    chooseViewer(options[(options.indexOf(select.value) + 1) % options.length]);
+  } else if (key === "s") {
+    chooseViewer("support");
+  } else if (!chooseViewer(`seat:${key}`)) {
+    say(t("no_seat_viewer", key));
+    return;
+  }
+  say(`${t("viewer")}: ${select.options[select.selectedIndex].textContent}`);
+}
+
 function onKey(event) {
   if (!frames.length || event.target.closest("input, select, textarea")) return;
-  const last = frames.length - 1;
-  const moves = {
-    ArrowRight: () => at + 1,
-    ArrowLeft: () => at - 1,
-    ArrowDown: () => step(stops.plays, at, 1, last),
-    ArrowUp: () => step(stops.plays, at, -1, last),
-    "]": () => step(stops.deals, at, 1, last),
-    "[": () => step(stops.deals, at, -1, last),
-    "}": () => step(stops.rounds, at, 1, last),
-    "{": () => step(stops.rounds, at, -1, last),
-    Home: () => 0,
-    End: () => last,
-  };
-  const move = moves[event.key];
-  if (!move) return;
-  event.preventDefault();
-  show(move());
+  if (event.ctrlKey || event.metaKey || event.altKey) return;
+  const key = event.key;
+  if (jumping !== null) {
+    event.preventDefault();
+    jumpKey(key);
+    return;
+  }
+  const moved = target(key);
+  if (moved !== null) {
+    event.preventDefault();
+    say(moved === at && key !== "^" && key !== "$" && key !== "Home" && key !== "End"
+      ? t(moved === frames.length - 1 ? "at_last" : "at_first") : "");
+    show(moved);
+  } else if (key === "g") {
+    event.preventDefault();
+    jumping = "";
+    say(t("jump_prompt", frames[frames.length - 1].seq, ""));
+  } else if (key === "?" || key === "h") {
+    event.preventDefault();
+    $("key-help").hidden = !$("key-help").hidden;
+  } else if (key === "v" || key === "s" || /^[0-3]$/.test(key)) {
+    event.preventDefault();
+    viewerKey(key);
+  }
 }
 
 function start() {
   languageToggle(() => {
     fillViewers();
+    buildKeyHelp();
     if (frames.length) {
       buildMoves();
       buildLog();
@@ -369,6 +468,7 @@ function start() {
     }
   });
   fillViewers();
+  buildKeyHelp();
   const kept = seatOf(matchId);
   if (kept) $("viewer").value = `seat:${kept.seat}`;
   if (new URLSearchParams(location.search).get("viewer") === "support") $("viewer").value = "support";
