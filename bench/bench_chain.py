@@ -73,9 +73,9 @@ def head(store: MatchStore, heads: ChainHeads, match_id: str, seq: int) -> str |
     links this process stored, else one indexed read."""
     if seq <= 0:
         return None
-    known, link = heads.get(match_id, seq)
-    if known:
-        return link
+    known = heads.get(match_id, seq)
+    if known is not None:
+        return known.chain
     last = store.read(match_id, after_seq=seq - 1, upto_seq=seq)
     return last[0].chain if last else None
 

@@ -22,7 +22,13 @@ from cli.common import (
     app,
     handles_errors,
 )
-from cli.reading import named_events, replay_step, verify_line, verify_one
+from cli.reading import (
+    inverted_time_lines,
+    named_events,
+    replay_step,
+    verify_line,
+    verify_one,
+)
 from cli.shell import InvalidOptionError, dump_json, echo_err, opened, reading, viewer_of
 from domain.events import MatchCreated
 from replays.analysis import strong_picks_checked
@@ -246,6 +252,8 @@ def verify(
                 results.append(result)
                 if not json:
                     typer.echo(verify_line(result))
+                    for note in inverted_time_lines(result):
+                        echo_err(note)
     if json:
         dump_json(results)
     bad = sum(1 for r in results if not r.ok)

@@ -284,6 +284,12 @@ def verify_line(result: VerifyResult) -> str:
     return f"{result.match_id}\tseq {d.seq}\t{d.kind}: {d.explanation}"
 
 
+def inverted_time_lines(result: VerifyResult) -> list[str]:
+    """One line per record time that goes backwards inside the intact chain of an ``ok`` match
+    (``ID note: …``): a known fault of earlier builds, not a divergence."""
+    return [f"{result.match_id}\tnote: {found.explanation}" for found in result.inverted_times]
+
+
 def verify_match(match_id: str, db: Path | None, json: bool) -> int:
     """``basra verify ID``: one line (or JSON list) for the match; exit status 0 only if clean."""
     with reading(db) as streams:
@@ -292,4 +298,6 @@ def verify_match(match_id: str, db: Path | None, json: bool) -> int:
         dump_json([result])
     else:
         sys.stdout.write(verify_line(result) + "\n")
+        for note in inverted_time_lines(result):
+            sys.stderr.write(note + "\n")
     return 0 if result.ok else 1

@@ -28,7 +28,7 @@ class CreateMatch(Command, frozen=True, tag="create_match"):
     private: bool = False
     spectators: bool = True
     rematch_of: str | None = None
-    now_ms: int | None = None
+    now_us: int | None = None
     bot_kinds: dict[int, str] | None = None  # a kind per bot seat, where it is not bot_kind
     bot_budget: int | None = None  # the strong bot's deals per decision (None: its default)
     # R25: the server's turn time (1-600) for a table that names none; None runs no clock
@@ -49,7 +49,7 @@ class TakeSeat(Command, frozen=True, tag="take_seat"):
     token_id: str | None = None
     token_hash: str | None = None
     player_id: str | None = None
-    now_ms: int | None = None
+    now_us: int | None = None
     client_seed: str = ""  # at most 64 bytes of UTF-8; "" for none (docs/fairness.md)
     # A seat already recorded, judged again (verify, import): its name is held to the rule it
     # was recorded under (names.recorded_seat_name), not to the rule for a name given now.
@@ -59,13 +59,17 @@ class TakeSeat(Command, frozen=True, tag="take_seat"):
 class PlayCard(Command, frozen=True, tag="play_card"):
     """The seat on turn plays a card from its hand (R13). ``auto`` marks a timed-out turn (R25).
 
-    ``now_ms`` is the server's time (Unix epoch ms); a play at or after the deadline is refused.
+    ``now_us`` is the play's record time (Unix epoch µs): the next turn's clock starts from it.
+    ``arrived_us`` is when the play reached the server; a play that arrived at or after the
+    deadline is refused (None: judged at ``now_us``). A play decided again after losing a race
+    keeps its arrival, and is recorded no earlier than the event that won (R25).
     """
 
     seat: int
     card: Card
     auto: bool = False
-    now_ms: int | None = None
+    now_us: int | None = None
+    arrived_us: int | None = None
 
 
 class LeaveMatch(Command, frozen=True, tag="leave_match"):
@@ -76,17 +80,18 @@ class LeaveMatch(Command, frozen=True, tag="leave_match"):
 
 
 class ExpireTurn(Command, frozen=True, tag="expire_turn"):
-    """The clock: ``seat``'s turn ran out at ``deadline`` (R25); ``now_ms`` is the server's now."""
+    """The clock: ``seat``'s turn ran out at ``deadline`` (R25); ``now_us`` is the server's now
+    (Unix epoch µs)."""
 
     seat: int
     deadline: str
-    now_ms: int
+    now_us: int
 
 
 class AbandonTable(Command, frozen=True, tag="abandon_table"):
     """The server closes a table still waiting for players past its waiting period."""
 
-    now_ms: int
+    now_us: int
 
 
 class RecordRematch(Command, frozen=True, tag="record_rematch"):

@@ -95,16 +95,22 @@ def decide(state: MatchState, command: Command) -> tuple[Event, ...]:
     card = command.card
     if card not in hands[seat]:
         raise CardNotInHandError(f"{card} is not in seat {seat}'s hand")
-    now_ms = command.now_ms
-    if now_ms is not None and state.deadline is not None and reached(now_ms, state.deadline):
-        raise TurnExpiredError(
-            f"seat {seat}'s turn ran out at {state.deadline}; the clock plays for it (R25)"
-        )
-    return _play(state, seat, card, command.auto, now_ms)
+    now_us = command.now_us
+    arrived = command.arrived_us if command.arrived_us is not None else now_us
+    if arrived is not None and state.deadline is not None and reached(arrived, state.deadline):
+        raise turn_ran_out(seat, state.deadline)
+    return _play(state, seat, card, command.auto, now_us)
+
+
+def turn_ran_out(seat: int, deadline: str) -> TurnExpiredError:
+    """The refusal of a play by ``seat`` that came at or after its ``deadline`` (R25)."""
+    return TurnExpiredError(
+        f"seat {seat}'s turn ran out at {deadline}; the clock plays for it (R25)"
+    )
 
 
 def _play(
-    state: MatchState, seat: int, card: Card, auto: bool, now_ms: int | None
+    state: MatchState, seat: int, card: Card, auto: bool, now_us: int | None
 ) -> tuple[Event, ...]:
     """The events of ``seat`` playing ``card`` (a legal play), with the next turn's deadline."""
     setup = state.setup
@@ -118,9 +124,9 @@ def _play(
     if state.in_hands > 1 or state.stock:
         # The turn passes within the round (R3): the next seat's clock starts now (R25).
         deadline = None
-        if now_ms is not None and setup.turn_seconds is not None:
+        if now_us is not None and setup.turn_seconds is not None:
             timed_out = _timed_out_after(state.timed_out, seat, auto)
-            deadline = _deadline(setup, timed_out, (seat + 1) % setup.seats, now_ms)
+            deadline = _deadline(setup, timed_out, (seat + 1) % setup.seats, now_us)
         if deadline is not None:
             played = msgspec.structs.replace(played, deadline=deadline)
         if state.in_hands > 1:
@@ -139,7 +145,7 @@ def _play(
             raise UnseededMatchError("this match has no secret to deal the next round from")
         dealer = ((state.dealer or 0) + 1) % setup.seats  # R3: the deal passes to the next seat
         opened = _open_round(rules, setup.seats, setup.key, after.round + 1, dealer)
-        events.extend(_with_first_deadline(after, opened, now_ms))
+        events.extend(_with_first_deadline(after, opened, now_us))
     return tuple(events)
 
 
@@ -151,30 +157,30 @@ def _timed_out_after(timed_out: tuple[int, ...], seat: int, auto: bool) -> tuple
 
 
 def _deadline(
-    setup: MatchSetup, timed_out: tuple[int, ...], seat: int, now_ms: int | None
+    setup: MatchSetup, timed_out: tuple[int, ...], seat: int, now_us: int | None
 ) -> str | None:
-    """R25, R25a: when ``seat``'s turn runs out if its turn starts at ``now_ms``; None for a
+    """R25, R25a: when ``seat``'s turn runs out if its turn starts at ``now_us``; None for a
     bot, or a table with no clock.
 
     A person's seat has the table's turn time; once every person's seat has run out on its
     latest turn, those seats have 5 seconds each, so a table everyone has left still ends.
     """
-    if now_ms is None or setup.turn_seconds is None or seat in setup.bots:
+    if now_us is None or setup.turn_seconds is None or seat in setup.bots:
         return None
     if all(s in timed_out or s in setup.bots for s in range(setup.seats)):
-        return after_seconds(now_ms, EMPTY_TABLE_SECONDS)
-    return after_seconds(now_ms, setup.turn_seconds)
+        return after_seconds(now_us, EMPTY_TABLE_SECONDS)
+    return after_seconds(now_us, setup.turn_seconds)
 
 
 def _with_first_deadline(
-    state: MatchState, opened: tuple[Event, ...], now_ms: int | None
+    state: MatchState, opened: tuple[Event, ...], now_us: int | None
 ) -> tuple[Event, ...]:
     """A round's opening events, its floor carrying the first seat's deadline (R25)."""
     started = opened[0]
     assert isinstance(started, RoundStarted)
     assert state.setup is not None
     first = (started.dealer + 1) % state.setup.seats  # R3: the seat after the dealer
-    deadline = _deadline(state.setup, state.timed_out, first, now_ms)
+    deadline = _deadline(state.setup, state.timed_out, first, now_us)
     if deadline is None:
         return opened
     floor = opened[-1]
@@ -362,7 +368,7 @@ def _take_seat(state: MatchState, cmd: TakeSeat) -> tuple[Event, ...]:
     rules = ruleset(setup.ruleset)
     dealer = first_dealer(setup.key, setup.seats)
     opened = _open_round(rules, setup.seats, setup.key, 1, dealer)
-    return (taken, *_with_first_deadline(seated, opened, cmd.now_ms))
+    return (taken, *_with_first_deadline(seated, opened, cmd.now_us))
 
 
 def _leave(state: MatchState, cmd: LeaveMatch) -> tuple[Event, ...]:
@@ -389,7 +395,7 @@ def _expire(state: MatchState, cmd: ExpireTurn) -> tuple[Event, ...]:
         raise StaleDeadlineError(
             f"the deadline {cmd.deadline} of seat {cmd.seat} is no longer in force"
         )
-    if not reached(cmd.now_ms, state.deadline):
+    if not reached(cmd.now_us, state.deadline):
         raise DeadlineNotReachedError(
             f"seat {cmd.seat}'s turn runs until {state.deadline}; the clock fired early"
         )
@@ -399,7 +405,7 @@ def _expire(state: MatchState, cmd: ExpireTurn) -> tuple[Event, ...]:
         return (MatchEnded(winner, "timeout", state.totals, reveal, cmd.seat),)
     # R25: the easy bot's card for that seat, from that seat's own view only.
     card = EasyBot().choose(seat_view(state, cmd.seat))
-    return _play(state, cmd.seat, card, True, cmd.now_ms)
+    return _play(state, cmd.seat, card, True, cmd.now_us)
 
 
 def _abandon(state: MatchState) -> tuple[Event, ...]:

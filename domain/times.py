@@ -1,7 +1,8 @@
 """Instants as values (R25): the one text form of a UTC instant in a stream, and sums on it.
 
-The rules never read a clock: the server passes ``now_ms`` (Unix epoch milliseconds) in a
-command, and deadlines are written in the same form as a recorded event's ``at``
+The rules never read a clock: the server passes ``now_us`` (Unix epoch microseconds, the
+precision of a record time) in a command, and deadlines are written in the same form as a
+recorded event's ``at``
 (``YYYY-MM-DDTHH:MM:SS.ffffffZ``, docs/replay-format.md). The calendar sums are done on whole
 numbers (the proleptic Gregorian calendar, as UTC counts it, without leap seconds).
 """
@@ -40,7 +41,12 @@ def _civil_from_days(z: int) -> tuple[int, int, int]:
 
 def utc_text(ms: int) -> str:
     """The instant ``ms`` milliseconds after the Unix epoch, as UTC text with microseconds."""
-    days, us = divmod(ms * 1000, _DAY_US)
+    return utc_text_us(ms * 1000)
+
+
+def utc_text_us(micros: int) -> str:
+    """The instant ``micros`` microseconds after the Unix epoch, as UTC text."""
+    days, us = divmod(micros, _DAY_US)
     y, m, d = _civil_from_days(days)
     seconds, micro = divmod(us, 1_000_000)
     hh, rest = divmod(seconds, 3600)
@@ -61,11 +67,22 @@ def utc_micros(text: str) -> int:
     return days * _DAY_US + ((hh * 60 + mm) * 60 + ss) * 1_000_000 + micro
 
 
-def reached(now_ms: int, deadline: str) -> bool:
-    """True when the instant ``now_ms`` is at or after ``deadline``."""
-    return now_ms * 1000 >= utc_micros(deadline)
+def reached(now_us: int, deadline: str) -> bool:
+    """True when the instant ``now_us`` (epoch microseconds) is at or after ``deadline``."""
+    return now_us >= utc_micros(deadline)
 
 
-def after_seconds(now_ms: int, seconds: int) -> str:
-    """The UTC text ``seconds`` after ``now_ms``: a turn's deadline."""
-    return utc_text(now_ms + seconds * 1000)
+def after_seconds(now_us: int, seconds: int) -> str:
+    """The UTC text ``seconds`` after ``now_us``: a turn's deadline, exact to the microsecond,
+    so a turn is never a fraction of a millisecond short of its full time (R25)."""
+    return utc_text_us(now_us + seconds * 1_000_000)
+
+
+def later(first: str, second: str | None) -> str:
+    """The later of two UTC text instants (``first`` when ``second`` is None or unreadable)."""
+    if second is None:
+        return first
+    try:
+        return second if utc_micros(second) > utc_micros(first) else first
+    except ValueError:
+        return first

@@ -50,10 +50,10 @@ from domain.fairness import commitment
 from domain.recorded import RecordedEvent, misnumbered
 from domain.rulesets import RULESETS, Classic
 from domain.state import INITIAL_STATE, MatchState
-from domain.times import utc_text
+from domain.times import utc_text_us
 from replays.audit_bots import BotPlays, BotReferee
 from replays.audit_clock import (
-    at_ms,
+    at_us,
     check_clock_cause,
     deadline_of,
     is_clock_act,
@@ -64,7 +64,7 @@ from replays.audit_deals import compare_deal, compare_floor, compare_round_start
 from replays.audit_play import BASRA_RULING, compare_play
 from replays.audit_scores import compare_end, compare_score
 from replays.audit_text import Diverged, card_name, event_kind, event_name, expected_text
-from replays.audit_trail import TrailReferee
+from replays.audit_trail import TimeInversion, TrailReferee
 from replays.divergence import Divergence
 
 __all__ = ["BASRA_RULING", "AuditReport", "AuditResult", "Divergence", "audit", "audit_events"]
@@ -87,6 +87,7 @@ class AuditReport(msgspec.Struct, frozen=True, kw_only=True):
     seeded: bool
     divergence: Divergence | None
     bot_plays: BotPlays = msgspec.field(default_factory=BotPlays)
+    inverted_times: tuple[TimeInversion, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -102,31 +103,45 @@ class AuditResult(msgspec.Struct, frozen=True, kw_only=True):
 
 
 def audit(
-    recorded: Sequence[RecordedEvent], *, bots: bool = True, strong_bots: bool = False
+    recorded: Sequence[RecordedEvent],
+    *,
+    bots: bool = True,
+    strong_bots: bool = False,
+    chain_intact: bool = False,
 ) -> AuditReport:
     """Re-adjudicate a stored stream; every field must equal what the rules give.
 
     ``strong_bots`` re-runs every strong bot's pick too (slow); without it a strong bot's play
-    is checked only to be a legal card of its own hand, as every play is.
+    is checked only to be a legal card of its own hand, as every play is. ``chain_intact``
+    (every chain link recomputed and holding) reports record times that go backwards as
+    ``inverted_times`` instead of a divergence (audit_trail.TimeInversion).
     """
-    return _Auditor(bots=bots, lenient=False, strong_bots=strong_bots).run(recorded).report
+    auditor = _Auditor(bots=bots, lenient=False, strong_bots=strong_bots, chain_intact=chain_intact)
+    return auditor.run(recorded).report
 
 
 def audit_events(
-    recorded: Sequence[RecordedEvent], *, bots: bool = True, lenient: bool = False
+    recorded: Sequence[RecordedEvent],
+    *,
+    bots: bool = True,
+    lenient: bool = False,
+    chain_intact: bool = False,
 ) -> AuditResult:
     """Re-adjudicate and also return the events as the rules state them.
 
     ``lenient`` accepts plays that leave out the optional ``groups`` and ``sweep`` fields (a file
     written elsewhere); the returned events then carry them as the rules give them.
+    ``chain_intact`` is as for ``audit``.
     """
-    return _Auditor(bots=bots, lenient=lenient).run(recorded)
+    return _Auditor(bots=bots, lenient=lenient, chain_intact=chain_intact).run(recorded)
 
 
 class _Auditor:
     """One pass over a stream, holding the position before each event."""
 
-    def __init__(self, *, bots: bool, lenient: bool, strong_bots: bool = False) -> None:
+    def __init__(
+        self, *, bots: bool, lenient: bool, strong_bots: bool = False, chain_intact: bool = False
+    ) -> None:
         self.lenient = lenient
         self.state: MatchState = INITIAL_STATE
         self.rules: Classic | None = None
@@ -135,7 +150,7 @@ class _Auditor:
         self.ended_at: int | None = None
         self.out: list[Event] = []
         self.bots = BotReferee(enabled=bots, strong=strong_bots)
-        self.trail = TrailReferee()
+        self.trail = TrailReferee(chain_intact=chain_intact)
 
     def run(self, recorded: Sequence[RecordedEvent]) -> AuditResult:
         """Walk the stream; stop at the first divergence."""
@@ -160,7 +175,7 @@ class _Auditor:
                     item.caused_by,
                     is_clock_act(item.event, self.state.deadline) and not self.expected,
                 )
-                event = self.judge(index, item.event, at_ms(item.at))
+                event = self.judge(index, item.event, at_us(item.at))
                 self.trail.check_cause(item.event, item.caused_by, self.state)
                 self.trail.check_time(index, item.at)
                 if index == 1 and isinstance(event, MatchCreated):
@@ -183,13 +198,14 @@ class _Auditor:
             seeded=self.seeded,
             divergence=divergence,
             bot_plays=self.bots.counted(),
+            inverted_times=tuple(self.trail.inversions),
         )
         return AuditResult(report=report, events=tuple(self.out))
 
     # --- one event -------------------------------------------------------------------------
 
-    def judge(self, seq: int, event: Event, now_ms: int | None = None) -> Event:
-        """The event as the rules state it, or raise ``Diverged``; ``now_ms`` is its record time."""
+    def judge(self, seq: int, event: Event, now_us: int | None = None) -> Event:
+        """The event as the rules state it, or raise ``Diverged``; ``now_us`` is its record time."""
         if seq == 1:
             if not isinstance(event, MatchCreated):
                 raise Diverged(
@@ -209,9 +225,9 @@ class _Auditor:
             wanted = self.expected.popleft()
             judged = self.compare(event, without_deadline(wanted))
         else:
-            wanted = self.answer(event, now_ms)
+            wanted = self.answer(event, now_us)
             judged = self.compare(event, without_deadline(wanted))
-        judged = settle_deadline(judged, recorded_deadline, deadline_of(wanted), now_ms)
+        judged = settle_deadline(judged, recorded_deadline, deadline_of(wanted), now_us)
         if isinstance(judged, MatchEnded):
             self.ended_at = seq
         return judged
@@ -267,20 +283,20 @@ class _Auditor:
         self.expected.extend(made[1:])
         return event
 
-    def answer(self, event: Event, now_ms: int | None) -> Event:
+    def answer(self, event: Event, now_us: int | None) -> Event:
         """What the rules make of the request ``event`` answers, re-decided from the position
-        before it at the time it was recorded (``now_ms``); the first of the events it makes."""
+        before it at the time it was recorded (``now_us``); the first of the events it makes."""
         command: PlayCard | TakeSeat | LeaveMatch | RecordRematch | ExpireTurn | AbandonTable
         deadline = self.state.deadline
         match tagged(event):
             case CardPlayed(seat=seat, card=card, auto=True) as played if deadline is not None:
                 # R25: the clock played for the seat; it may only once the deadline has passed.
                 self.bots.check(played, self.state)
-                command = ExpireTurn(seat, deadline, self._clock_time(now_ms))
-                what = f"the clock cannot play for seat {seat} at {self._when(now_ms)}"
+                command = ExpireTurn(seat, deadline, self._clock_time(now_us))
+                what = f"the clock cannot play for seat {seat} at {self._when(now_us)}"
             case CardPlayed(seat=seat, card=card, auto=auto) as played:
                 self.bots.check(played, self.state)
-                command = PlayCard(seat, card, auto, now_ms)
+                command = PlayCard(seat, card, auto, now_us)
                 what = f"seat {seat} cannot play {card_name(card)}"
             case SeatTaken(
                 seat=seat, name=name, token_id=token_id, token_hash=token_hash, player_id=pid
@@ -291,7 +307,7 @@ class _Auditor:
                     token_id,
                     token_hash,
                     pid if isinstance(pid, str) else None,
-                    now_ms,
+                    now_us,
                     recorded=True,
                 )
                 if isinstance(event, SeatTaken) and isinstance(event.client_seed, str):
@@ -300,8 +316,8 @@ class _Auditor:
             case MatchEnded(reason="timeout", seat=seat) if (
                 deadline is not None and seat is not None
             ):
-                command = ExpireTurn(seat, deadline, self._clock_time(now_ms))
-                what = f"the clock cannot end the match at {self._when(now_ms)}"
+                command = ExpireTurn(seat, deadline, self._clock_time(now_us))
+                what = f"the clock cannot end the match at {self._when(now_us)}"
             case MatchEnded(reason="timeout") if self._clocked():
                 raise Diverged(
                     "clock",
@@ -309,7 +325,7 @@ class _Auditor:
                     " on this turn (R25)",
                 )
             case MatchEnded(reason="abandoned", seat=None):
-                command = AbandonTable(self._clock_time(now_ms))
+                command = AbandonTable(self._clock_time(now_us))
                 what = "the table cannot be closed as abandoned"
             case MatchEnded(reason=reason, seat=seat):
                 if reason in _RESULT_REASONS:
@@ -342,13 +358,13 @@ class _Auditor:
         setup = self.state.setup
         return setup is not None and setup.turn_seconds is not None
 
-    def _clock_time(self, now_ms: int | None) -> int:
-        if now_ms is None:
+    def _clock_time(self, now_us: int | None) -> int:
+        if now_us is None:
             raise Diverged("clock", "the clock acted, but the time it was recorded is unreadable")
-        return now_ms
+        return now_us
 
-    def _when(self, now_ms: int | None) -> str:
-        return "an unreadable time" if now_ms is None else utc_text(now_ms)
+    def _when(self, now_us: int | None) -> str:
+        return "an unreadable time" if now_us is None else utc_text_us(now_us)
 
     def awaiting(self) -> str:
         """What the rules wait for at this position, in words."""

@@ -29,10 +29,10 @@ TOLERANCE_MS: Final = 1000
 """How far a recorded deadline may be from the event's ``at`` plus the turn time."""
 
 
-def at_ms(at: str) -> int | None:
-    """The recorded time in Unix epoch milliseconds (rounded down), or None if unreadable."""
+def at_us(at: str) -> int | None:
+    """The recorded time in Unix epoch microseconds, or None if unreadable."""
     try:
-        return utc_micros(at) // 1000
+        return utc_micros(at)
     except ValueError:
         return None
 
@@ -52,12 +52,12 @@ def without_deadline(event: Event) -> Event:
 
 
 def settle_deadline(
-    judged: Event, recorded: str | None, wanted: str | None, now_ms: int | None
+    judged: Event, recorded: str | None, wanted: str | None, now_us: int | None
 ) -> Event:
     """``judged`` carrying its recorded deadline, once checked against the rules' ``wanted``."""
     if recorded is None and wanted is None:
         return judged
-    if now_ms is None:
+    if now_us is None:
         if recorded is not None:
             _check_text(recorded)
         return _with_deadline(judged, recorded)  # an unreadable ``at`` is no evidence

@@ -10,8 +10,10 @@ clock and an import may cause anything the rules allow; and times never go backw
 from __future__ import annotations
 
 import re
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Final
+
+import msgspec
 
 from domain.events import CardPlayed, Event, MatchEnded, SeatTaken
 from domain.state import MatchState
@@ -38,27 +40,77 @@ def _parse_time(at: str) -> datetime | None:
         return None
 
 
-class TrailReferee:
-    """Follows the tokens each seat was taken with and the last record time, event by event."""
+RACE_WINDOW: Final = timedelta(seconds=5)
+"""How far back a record time inside an intact chain may fall and still be the known race fault
+(a play decided again after losing a race took well under a second); farther is a divergence."""
 
-    def __init__(self) -> None:
+
+class TimeInversion(msgspec.Struct, frozen=True, kw_only=True):
+    """An event recorded at an earlier time than an event before it, inside an intact chain.
+
+    Earlier builds of this server recorded a play that lost a race to another process (two
+    plays at once on several server processes) and was decided again at the time it had first
+    read, so its ``at`` falls a little before the event that won (under a second; at most
+    ``RACE_WINDOW``). The chain covers every ``at``, so such a stream cannot be rewritten; an
+    intact chain shows the times are the ones the server recorded, not changed since. It is
+    reported, and it is not a divergence (docs/replay-format.md, "Record times").
+    """
+
+    seq: int
+    at: str
+    earlier_seq: int
+    earlier_at: str
+
+    @property
+    def explanation(self) -> str:
+        """The finding in words, for ``basra verify`` and the API."""
+        return (
+            f"seq {self.seq} is recorded at {self.at}, before seq {self.earlier_seq}"
+            f" ({self.earlier_at}), inside an intact chain: a play that lost a race between"
+            " server processes, recorded with the time it first read by a build before the fix"
+            ' (docs/replay-format.md, "Record times"); not a change to the stream'
+        )
+
+
+class TrailReferee:
+    """Follows the tokens each seat was taken with and the last record time, event by event.
+
+    ``chain_intact``: the stream's hash chain was recomputed and holds (replays.verification),
+    so a time that goes back by at most ``RACE_WINDOW`` is kept as a ``TimeInversion`` instead
+    of a divergence.
+    """
+
+    def __init__(self, *, chain_intact: bool = False) -> None:
         self.tokens: dict[int, str | None] = {}
         self.players: dict[int, str | None] = {}
         self.last_at: tuple[int, str, datetime] | None = None
+        self.chain_intact = chain_intact
+        self.inversions: list[TimeInversion] = []
+        self.previous_at: str | None = None  # the record time of the event just before
 
     def check_time(self, seq: int, at: str) -> None:
-        """Raise when ``at`` is earlier than the time of the event before it."""
+        """Raise when ``at`` is earlier than the time of the event before it (outside an
+        intact chain; inside one, note it)."""
         when = _parse_time(at)
         if when is None:
             return  # a stored time that cannot be read is no evidence either way
         last = self.last_at
         if last is not None and when < last[2]:
-            raise Diverged(
-                "trail",
-                f"recorded at {at}, before seq {last[0]} ({last[1]}): a stream is recorded in"
-                " order, so its times never go backwards",
+            if not self.chain_intact or last[2] - when > RACE_WINDOW:
+                raise Diverged(
+                    "trail",
+                    f"recorded at {at}, before seq {last[0]} ({last[1]}): a stream is recorded"
+                    " in order, so its times never go backwards",
+                )
+            if self.inversions and self.inversions[-1].at == at and self.previous_at == at:
+                return  # the rest of the same command, recorded at the same time
+            self.inversions.append(
+                TimeInversion(seq=seq, at=at, earlier_seq=last[0], earlier_at=last[1])
             )
+            self.previous_at = at
+            return  # later events are compared with the latest time seen
         self.last_at = (seq, at, when)
+        self.previous_at = at
 
     def check_cause(self, event: Event, caused_by: str | None, state: MatchState) -> None:
         """Raise when ``caused_by`` cannot have caused ``event`` at ``state`` (the one before)."""

@@ -354,13 +354,14 @@ def load_replay(data: bytes, *, bots: bool = True) -> ReplayFile:
 
     Deals must be the seed's when the file has one, and are taken as recorded when ``seed`` is
     null; every play and score must follow the rules either way, and so must the dispute trail
-    (who caused each event, and times that never go backwards). A hand hidden as ``null`` (a
+    (who caused each event, and times that never go backwards, except inside a chain whose
+    every link holds: audit_trail.TimeInversion). A hand hidden as ``null`` (a
     seat's export) cannot be checked, so such a file is refused, and so is a file cut short: a
     revealed seed, or a table of bots only, with no ``match_ended``.
     """
     replay = parse_replay(data)
-    check_file_chain(replay)  # the first changed line, before the rules
-    result = audit_events(replay.events, bots=bots, lenient=True)
+    chain = check_file_chain(replay)  # the first changed line, before the rules
+    result = audit_events(replay.events, bots=bots, lenient=True, chain_intact=chain == "chained")
     divergence = result.report.divergence
     if divergence is not None:
         if divergence.seq > len(replay.events):

@@ -20,6 +20,7 @@ from domain.chain import chain_status, first_break
 from domain.events import MatchCreated
 from domain.recorded import RecordedEvent
 from replays.audit_bots import BotPlays
+from replays.audit_trail import TimeInversion
 from replays.divergence import Divergence
 from replays.errors import InvalidReceiptsError
 
@@ -39,7 +40,9 @@ class Verification(msgspec.Struct, frozen=True, kw_only=True):
     ``chain`` is ``chained`` (every link recomputed), ``unchained`` (a stream recorded before
     the chain or imported without one) or ``unchecked`` (the secret is not known, so the
     links cannot be recomputed); ``receipts`` is how many receipts were checked; ``bot_plays``
-    how many bot plays were re-derived, by kind (``replays.audit_bots.BotPlays``).
+    how many bot plays were re-derived, by kind (``replays.audit_bots.BotPlays``);
+    ``inverted_times`` the record times that go backwards inside the intact chain, each a
+    known fault of earlier builds and not a divergence (``replays.audit_trail.TimeInversion``).
     """
 
     match_id: str
@@ -50,6 +53,7 @@ class Verification(msgspec.Struct, frozen=True, kw_only=True):
     receipts: int = 0
     divergence: Divergence | None
     bot_plays: BotPlays = msgspec.field(default_factory=BotPlays)
+    inverted_times: tuple[TimeInversion, ...] = ()
 
 
 def parse_receipts(data: bytes | Sequence[Any], match_id: str) -> list[Receipt]:
@@ -132,7 +136,8 @@ def verify_stream(
     status, divergence = chain_divergence(events) if events else ("unchained", None)
     if divergence is None and receipts:
         divergence = receipt_divergence(events, receipts)
-    report = audit(events)
+    intact = status == "chained" and divergence is None
+    report = audit(events, chain_intact=intact)
     if divergence is None:
         divergence = report.divergence
     return Verification(
@@ -144,4 +149,5 @@ def verify_stream(
         receipts=len(receipts),
         divergence=divergence,
         bot_plays=report.bot_plays,
+        inverted_times=report.inverted_times,
     )

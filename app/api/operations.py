@@ -266,6 +266,8 @@ def play(
     read only if the play is refused.
     """
     card = parse_card(card_text)
+    # R25: the play is judged at its arrival, however often it is decided again below.
+    arrived = service.clock()
     if idempotency_key is None:
         request_id = new_request_id()
     else:
@@ -282,6 +284,7 @@ def play(
                 expected_seq=expected_seq,
                 caused_by=caused_by,
                 request_id=request_id,
+                arrived=arrived,
             )
             break
         except (ConflictError, NotYourTurnError, CardNotInHandError, MatchEndedError):

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from app.config import resolve_store
 from app.errors import ConflictError, MatchNotFoundError
-from app.service.chain_heads import ChainHeads
+from app.service.chain_heads import NO_HEAD, ChainHeads, StreamHead
 from app.service.listeners import Listener, Listeners
 from app.service.states import SNAPSHOT_EVERY, MatchStates
 from app.service.turns import Steps, apply, bot_turns, recorded
@@ -34,12 +34,13 @@ from domain.commands import (
     RecordRematch,
     TakeSeat,
 )
+from domain.decide import turn_ran_out
 from domain.errors import MatchAlreadyCreatedError, RulesRefusalError
 from domain.events import MatchCreated
 from domain.evolve import fold
 from domain.recorded import RecordedEvent, misnumbered
 from domain.state import INITIAL_STATE, MatchState
-from domain.times import utc_micros, utc_text
+from domain.times import later, reached, utc_micros, utc_text
 from replays.errors import StreamError
 
 
@@ -64,7 +65,7 @@ def fast_clock(anchor_ms: int, speed: float) -> Callable[[], str]:
 
 
 def epoch_ms(at: str) -> int:
-    """The Unix epoch milliseconds of a record time: the ``now_ms`` a command carries (R25)."""
+    """The Unix epoch milliseconds of a record time (the turn clock's schedule counts in ms)."""
     return utc_micros(at) // 1000
 
 
@@ -87,7 +88,7 @@ class MatchService:
         self.store = store
         self.states = MatchStates(store, snapshot_every=snapshot_every)
         # The one clock of this service: read once per command, it is both the record time of
-        # the commit and the command's ``now_ms`` (R25), so a deadline counts from the ``at`` of
+        # the commit and the command's ``now_us`` (R25), so a deadline counts from the ``at`` of
         # the event that passed the turn. A seeded simulation fixes it; tests drive it.
         self.clock = clock
         # R25: the turn time of tables created without one (``basra serve --turn-seconds``);
@@ -166,11 +167,11 @@ class MatchService:
             spectators=spectators,
             rematch_of=rematch_of,
             reserved=None if reserved is None else tuple(reserved),
-            now_ms=epoch_ms(at),
+            now_us=utc_micros(at),
         )
         steps: Steps = []
         state = apply(INITIAL_STATE, command, caused_by, steps)
-        state = bot_turns(state, steps, epoch_ms(at))
+        state = bot_turns(state, steps, utc_micros(at))
         return match_id, self._commit(match_id, INITIAL_STATE, state, steps, request_id, at)
 
     def take_seat(
@@ -189,8 +190,8 @@ class MatchService:
         """Seat a person (``player_id``: a registered player) with their ``client_seed``; the
         last seat taken deals round 1 (its key made with every seat's seed), and bots on turn
         then play."""
-        at = self.clock()
         before = self.load(match_id)
+        at = self._record_time(match_id, before, self.clock())
         steps: Steps = []
         command = TakeSeat(
             seat=seat,
@@ -198,10 +199,10 @@ class MatchService:
             token_id=token_id,
             token_hash=token_hash,
             player_id=player_id,
-            now_ms=epoch_ms(at),
+            now_us=utc_micros(at),
             client_seed=client_seed,
         )
-        state = bot_turns(apply(before, command, caused_by, steps), steps, epoch_ms(at))
+        state = bot_turns(apply(before, command, caused_by, steps), steps, utc_micros(at))
         return self._commit(match_id, before, state, steps, request_id, at)
 
     def play_card(
@@ -214,11 +215,16 @@ class MatchService:
         auto: bool = False,
         caused_by: str = "server",
         request_id: str | None = None,
+        arrived: str | None = None,
     ) -> list[RecordedEvent]:
         """Play a card (R13), then every bot reply; ``expected_seq`` must be the last seq.
 
         ``card`` is a card as ``domain.cards.parse_card`` returns it (callers parse text once).
-        A play at or after the seat's deadline is refused (``TurnExpiredError``, R25).
+        ``arrived`` is when the play reached the server (now if not given): the deadline is
+        judged at it, however often the play is decided again, and a play that arrived at or
+        after the seat's deadline is refused (``TurnExpiredError``, R25), also when it names by
+        ``expected_seq`` a turn the clock has since played. It is recorded at the later of its
+        arrival and the stream's last record time, so a stream's times never go backwards.
 
         The play is decided on the state this process cached, without reading the store first,
         when that state is at the client's ``expected_seq`` (or none is given): the append is at
@@ -227,18 +233,18 @@ class MatchService:
         decided again on the state read from the store, so every answer is the one a read first
         would have given (docs/architecture.md, "Commands on the cached state").
         """
-        at = self.clock()
+        arrived = arrived or self.clock()
         cached = self.states.cache.get(match_id)
         if cached is not None and expected_seq in (None, cached.events):
             try:
                 return self._play(
-                    match_id, cached, seat, card, expected_seq, auto, caused_by, request_id, at
+                    match_id, cached, seat, card, expected_seq, auto, caused_by, request_id, arrived
                 )
             except (ConflictError, RulesRefusalError):
                 pass  # maybe only stale: decided again below on what the store holds
         before = self.load(match_id)
         return self._play(
-            match_id, before, seat, card, expected_seq, auto, caused_by, request_id, at
+            match_id, before, seat, card, expected_seq, auto, caused_by, request_id, arrived
         )
 
     def _play(
@@ -251,18 +257,45 @@ class MatchService:
         auto: bool,
         caused_by: str,
         request_id: str | None,
-        at: str,
+        arrived: str,
     ) -> list[RecordedEvent]:
         """``play_card`` decided on ``before`` and stored after its last seq."""
         if expected_seq is not None and expected_seq != before.events:
-            raise ConflictError(
-                f"match {match_id} is at seq {before.events}, not {expected_seq}",
-                match_id=match_id,
-            )
+            self._refuse_stale_play(match_id, before, seat, expected_seq, arrived)
+        at = self._record_time(match_id, before, arrived)
         steps: Steps = []
-        command = PlayCard(seat=seat, card=card, auto=auto, now_ms=epoch_ms(at))
-        state = bot_turns(apply(before, command, caused_by, steps), steps, epoch_ms(at))
+        command = PlayCard(
+            seat=seat,
+            card=card,
+            auto=auto,
+            now_us=utc_micros(at),
+            arrived_us=utc_micros(arrived),
+        )
+        state = bot_turns(apply(before, command, caused_by, steps), steps, utc_micros(at))
         return self._commit(match_id, before, state, steps, request_id, at)
+
+    def _refuse_stale_play(
+        self, match_id: str, before: MatchState, seat: int, expected_seq: int, arrived: str
+    ) -> None:
+        """Refuse a play that names ``expected_seq`` when the stream is elsewhere.
+
+        A play naming an earlier seq where it was ``seat``'s turn and that turn's deadline had
+        passed when the play arrived is late, not stale: ``turn_expired`` (R25), whether or not
+        the clock has played for the seat since. Any other is a conflict.
+        """
+        if 0 < expected_seq < before.events:
+            named = fold(r.event for r in self.store.read(match_id, upto_seq=expected_seq))
+            deadline = named.deadline
+            if (
+                named.turn == seat
+                and deadline is not None
+                and reached(utc_micros(arrived), deadline)
+            ):
+                raise turn_ran_out(seat, deadline)
+        raise ConflictError(
+            f"match {match_id} is at seq {before.events}, not {expected_seq}",
+            match_id=match_id,
+        )
 
     def leave(
         self,
@@ -294,11 +327,11 @@ class MatchService:
     ) -> tuple[str, MatchState, MatchState, Steps]:
         """The clock's reading, the match before, after the expiry (and the bots' replies), and
         the steps between: what ``expire_turn`` and ``expire_turns`` store."""
-        at = self.clock()
         before = self.load(match_id)
+        at = self._record_time(match_id, before, self.clock())
         steps: Steps = []
-        command = ExpireTurn(seat=seat, deadline=deadline, now_ms=epoch_ms(at))
-        state = bot_turns(apply(before, command, caused_by, steps), steps, epoch_ms(at))
+        command = ExpireTurn(seat=seat, deadline=deadline, now_us=utc_micros(at))
+        state = bot_turns(apply(before, command, caused_by, steps), steps, utc_micros(at))
         return at, before, state, steps
 
     def expire_turns(
@@ -330,10 +363,10 @@ class MatchService:
 
     def abandon_table(self, match_id: str, *, caused_by: str = "clock") -> list[RecordedEvent]:
         """Close a table still waiting for players (``match_ended``, reason ``abandoned``)."""
-        at = self.clock()
         before = self.load(match_id)
+        at = self._record_time(match_id, before, self.clock())
         steps: Steps = []
-        state = apply(before, AbandonTable(now_ms=epoch_ms(at)), caused_by, steps)
+        state = apply(before, AbandonTable(now_us=utc_micros(at)), caused_by, steps)
         return self._commit(match_id, before, state, steps, None, at)
 
     def record_rematch(
@@ -401,18 +434,28 @@ class MatchService:
     # -- storing a command's outcome ----------------------------------------------------------
 
     def chain_head(self, match_id: str, seq: int) -> str | None:
-        """The chain link of the stored event at ``seq`` (None before seq 1, or unchained):
-        the one this process last stored when it is at that seq, else read from the store."""
+        """The chain link of the stored event at ``seq`` (None before seq 1, or unchained)."""
+        return self._head(match_id, seq).chain
+
+    def _head(self, match_id: str, seq: int) -> StreamHead:
+        """The stored event at ``seq``'s chain link and record time: the ones this process last
+        stored when it is at that seq, else read from the store."""
         if seq <= 0:
-            return None
-        known, link = self.heads.get(match_id, seq)
-        if known:
-            return link
+            return NO_HEAD
+        known = self.heads.get(match_id, seq)
+        if known is not None:
+            return known
         last = self.store.read(match_id, after_seq=seq - 1, upto_seq=seq)
-        link = last[0].chain if last else None
-        if last:
-            self.heads.put(match_id, seq, link)
-        return link
+        if not last:
+            return NO_HEAD
+        self.heads.put(match_id, seq, last[0].chain, last[0].at)
+        return StreamHead(last[0].chain, last[0].at)
+
+    def _record_time(self, match_id: str, before: MatchState, now: str) -> str:
+        """When a command decided on ``before`` at ``now`` is recorded: ``now``, or the stream's
+        last record time if that is later (another process's clock, or a race this command lost
+        and decides again), so the stream's times never go backwards (docs/replay-format.md)."""
+        return later(now, self._head(match_id, before.events).at)
 
     def _commit(
         self,
@@ -449,17 +492,19 @@ class MatchService:
         request_id: str | None,
         at: str | None,
     ) -> list[RecordedEvent]:
-        """``steps`` as the events to store after ``before``'s last seq, chained."""
-        entries = recorded(steps, before.events, at or self.clock(), request_id)
+        """``steps`` as the events to store after ``before``'s last seq, chained, recorded no
+        earlier than the event before them."""
+        head = self._head(match_id, before.events)
+        entries = recorded(steps, before.events, later(at or self.clock(), head.at), request_id)
         # The chain is computed where events are recorded: each link follows the last stored.
         secret = after.setup.secret if after.setup is not None else None
-        return chained(entries, self.chain_head(match_id, before.events), secret)
+        return chained(entries, head.chain, secret)
 
     def _stored(
         self, match_id: str, before: MatchState, after: MatchState, entries: list[RecordedEvent]
     ) -> None:
         """After ``entries`` were stored: the chain head, the cached state, the listeners."""
         if entries:
-            self.heads.put(match_id, entries[-1].seq, entries[-1].chain)
+            self.heads.put(match_id, entries[-1].seq, entries[-1].chain, entries[-1].at)
         self.states.remember(match_id, after, previous=before.events)
         self.listeners.notify(match_id, entries)

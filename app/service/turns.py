@@ -28,10 +28,10 @@ def apply(state: MatchState, command: Command, cause: str, steps: Steps) -> Matc
     return state
 
 
-def bot_turns(state: MatchState, steps: Steps, now_ms: int | None = None) -> MatchState:
+def bot_turns(state: MatchState, steps: Steps, now_us: int | None = None) -> MatchState:
     """Every bot on turn plays until a person is on turn or the match ends.
 
-    ``now_ms`` is the command's time: a bot's play that passes the turn to a person sets that
+    ``now_us`` is the command's time: a bot's play that passes the turn to a person sets that
     person's deadline from it (R25).
     """
     bots: dict[int, Bot] = {}
@@ -43,7 +43,7 @@ def bot_turns(state: MatchState, steps: Steps, now_ms: int | None = None) -> Mat
         if bot is None:
             bot = bots[seat] = bot_at(state, seat)  # a random bot resumes its seeded stream
         card = bot_card(bot, state, seat)  # from what the seat may know only (R23)
-        play = PlayCard(seat=seat, card=card, now_ms=now_ms)
+        play = PlayCard(seat=seat, card=card, now_us=now_us)
         state = apply(state, play, f"bot:{seat}", steps)
     return state
 

@@ -28,21 +28,22 @@ def test_the_newest_seq_of_each_match_is_kept(puts: list[tuple[str, int]]) -> No
     for match_id in "ab":
         seqs = [seq for m, seq in puts if m == match_id]
         for seq in range(21):
-            known, link = heads.get(match_id, seq)
+            head = heads.get(match_id, seq)
             if seqs and seq == max(seqs):
-                assert (known, link) == (True, f"{match_id}{seq}")
+                assert head is not None and head.chain == f"{match_id}{seq}"
             else:
-                assert (known, link) == (False, None)
+                assert head is None
 
 
 def test_a_full_cache_forgets_the_least_recently_used() -> None:
     heads = ChainHeads(capacity=2)
     heads.put("a", 1, "x")
     heads.put("b", 1, "y")
-    assert heads.get("a", 1) == (True, "x")  # a is now the more recent
-    heads.put("c", 1, "z")
-    assert heads.get("b", 1) == (False, None)
-    assert heads.get("a", 1) == (True, "x") and heads.get("c", 1) == (True, "z")
+    assert heads.get("a", 1) == ("x", None)  # a is now the more recent
+    heads.put("c", 1, "z", "2026-01-01T00:00:00.000001Z")
+    assert heads.get("b", 1) is None
+    assert heads.get("a", 1) == ("x", None)
+    assert heads.get("c", 1) == ("z", "2026-01-01T00:00:00.000001Z")
 
 
 SCRIPT = """

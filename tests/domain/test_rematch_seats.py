@@ -78,15 +78,15 @@ def test_a_stranger_is_refused_a_kept_seat_and_its_player_takes_it() -> None:
     # when someone else asks for seat 0: a stranger by name, or another registered player
     for stranger in (None, "p-zaid", "p-badr"):
         with pytest.raises(SeatReservedError):
-            decide(state, TakeSeat(0, "Zaid", player_id=stranger, now_ms=T0))
+            decide(state, TakeSeat(0, "Zaid", player_id=stranger, now_us=T0 * 1000))
     # then the player it is kept for takes it
-    taken = decide(state, TakeSeat(0, "Amal", player_id="p-amal", now_ms=T0))[0]
+    taken = decide(state, TakeSeat(0, "Amal", player_id="p-amal", now_us=T0 * 1000))[0]
     assert isinstance(taken, SeatTaken) and taken.player_id == "p-amal"
 
 
 def test_a_seat_not_kept_is_open_to_anyone() -> None:
     state = _run(INITIAL_STATE, _rematch(2, ("p-amal", None)))
-    taken = decide(state, TakeSeat(1, "Zaid", now_ms=T0))[0]
+    taken = decide(state, TakeSeat(1, "Zaid", now_us=T0 * 1000))[0]
     assert isinstance(taken, SeatTaken) and taken.seat == 1
 
 
@@ -127,8 +127,8 @@ def test_verify_refuses_a_stranger_recorded_in_a_kept_seat() -> None:
         INITIAL_STATE,
         [
             _rematch(2),
-            TakeSeat(0, "Amal", token_id="t0", player_id="p-amal", now_ms=T0),
-            TakeSeat(1, "Badr", token_id="t1", player_id="p-badr", now_ms=T0),
+            TakeSeat(0, "Amal", token_id="t0", player_id="p-amal", now_us=T0 * 1000),
+            TakeSeat(1, "Badr", token_id="t1", player_id="p-badr", now_us=T0 * 1000),
         ],
     )
     assert audit(stream).ok, audit(stream).divergence
@@ -167,7 +167,7 @@ def test_a_kept_seat_goes_to_its_player_alone(
             decide(INITIAL_STATE, command)
         return
     state = _run(INITIAL_STATE, command)
-    ask = TakeSeat(seat, "Someone", player_id=asker, now_ms=T0)
+    ask = TakeSeat(seat, "Someone", player_id=asker, now_us=T0 * 1000)
     if kept[seat] is None or kept[seat] == asker:
         assert isinstance(decide(state, ask)[0], SeatTaken)
     else:
@@ -214,8 +214,8 @@ def test_r25_a_one_second_table_verifies() -> None:
         INITIAL_STATE,
         [
             CreateMatch("m-1s", "classic", 2, secret_from_text_seed("1s"), server_turn_seconds=1),
-            TakeSeat(0, "Amal", token_id="t0", now_ms=T0),
-            TakeSeat(1, "Badr", token_id="t1", now_ms=T0),
+            TakeSeat(0, "Amal", token_id="t0", now_us=T0 * 1000),
+            TakeSeat(1, "Badr", token_id="t1", now_us=T0 * 1000),
         ],
     )
     # then verify accepts its turn time and the first deadline one second after the seats

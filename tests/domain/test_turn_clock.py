@@ -33,17 +33,17 @@ from domain.evolve import evolve
 from domain.fairness import secret_from_text_seed
 from domain.rulesets import RULESETS
 from domain.state import INITIAL_STATE, MatchState
-from domain.times import utc_micros, utc_text
+from domain.times import utc_micros, utc_text_us
 from domain.views import seat_view, table_view
 
 RULESET_NAMES = tuple(RULESETS)
-T0 = 1_800_000_000_000
-"""A fixed server time (Unix epoch ms): every test passes time in, none reads a clock."""
+T0 = 1_800_000_000_000_000
+"""A fixed server time (Unix epoch µs): every test passes time in, none reads a clock."""
 TURN = 30
 
 
-def _ms(text: str) -> int:
-    return utc_micros(text) // 1000
+def _us(text: str) -> int:
+    return utc_micros(text)
 
 
 def _run(state: MatchState, command: object) -> MatchState:
@@ -59,9 +59,9 @@ def _table(
     turn_seconds: int | None = TURN,
     bots: tuple[int, ...] = (),
     seed: str = "clock",
-    now_ms: int = T0,
+    now_us: int = T0,
 ) -> MatchState:
-    """A match whose person seats were all taken at ``now_ms``: the first turn has begun."""
+    """A match whose person seats were all taken at ``now_us``: the first turn has begun."""
     created = CreateMatch(
         match_id="m-clock",
         ruleset=ruleset,
@@ -74,14 +74,14 @@ def _table(
     state = _run(INITIAL_STATE, created)
     for seat in range(seats):
         if seat not in bots:
-            state = _run(state, TakeSeat(seat, f"p{seat}", now_ms=now_ms))
+            state = _run(state, TakeSeat(seat, f"p{seat}", now_us=now_us))
     return state
 
 
-def _expire(state: MatchState, now_ms: int | None = None) -> MatchState:
+def _expire(state: MatchState, now_us: int | None = None) -> MatchState:
     """The clock fires for the seat on turn, at its deadline unless told."""
     assert state.turn is not None and state.deadline is not None
-    at = _ms(state.deadline) if now_ms is None else now_ms
+    at = _us(state.deadline) if now_us is None else now_us
     return _run(state, ExpireTurn(state.turn, state.deadline, at))
 
 
@@ -100,7 +100,7 @@ def test_r25_the_first_turn_gets_its_deadline_when_the_last_seat_is_taken(
     state = _table(ruleset, seats)
     # then the first floor carries the first seat's deadline, T0 + 30 s, shown in every view
     assert state.status == "playing"
-    assert state.deadline == utc_text(T0 + TURN * 1000)
+    assert state.deadline == utc_text_us(T0 + TURN * 1_000_000)
     assert table_view(state).deadline == state.deadline
     assert seat_view(state, 0).turn_seconds == TURN
 
@@ -112,7 +112,7 @@ def test_r25_two_seats_the_side_on_turn_forfeits_when_its_deadline_passes(rulese
     seat = state.turn
     assert seat is not None and state.deadline is not None
     # when the clock fires at the deadline
-    events = decide(state, ExpireTurn(seat, state.deadline, _ms(state.deadline)))
+    events = decide(state, ExpireTurn(seat, state.deadline, _us(state.deadline)))
     # then the match ends by timeout, the other side winning, naming the seat that ran out
     assert len(events) == 1
     ended = events[0]
@@ -122,7 +122,7 @@ def test_r25_two_seats_the_side_on_turn_forfeits_when_its_deadline_passes(rulese
     assert after.deadline is None and after.status == "ended"
     # and a play after the timeout is refused
     with pytest.raises(MatchEndedError):
-        decide(after, PlayCard((seat + 1) % 2, after.hands[(seat + 1) % 2][0], now_ms=T0))
+        decide(after, PlayCard((seat + 1) % 2, after.hands[(seat + 1) % 2][0], now_us=T0))
 
 
 @pytest.mark.parametrize("ruleset", RULESET_NAMES)
@@ -134,14 +134,14 @@ def test_r25_four_seats_the_easy_bot_plays_for_the_seat_and_the_match_goes_on(
     seat = state.turn
     assert seat is not None and state.deadline is not None
     wanted = EasyBot().choose(seat_view(state, seat))
-    fired = _ms(state.deadline) + 250
+    fired = _us(state.deadline) + 250_000
     # when the clock fires a little after the deadline
     events = decide(state, ExpireTurn(seat, state.deadline, fired))
     # then the seat plays the easy bot's card, marked auto, and the next seat's clock starts
     played = events[0]
     assert isinstance(played, CardPlayed)
     assert (played.seat, played.card, played.auto) == (seat, wanted, True)
-    assert optional(played.deadline) == utc_text(fired + TURN * 1000)
+    assert optional(played.deadline) == utc_text_us(fired + TURN * 1_000_000)
     after = _run(state, ExpireTurn(seat, state.deadline, fired))
     assert after.status == "playing" and after.turn == (seat + 1) % 4
     assert after.timed_out == (seat,)
@@ -154,21 +154,21 @@ def test_r25a_once_every_person_has_run_out_turns_run_on_five_seconds(ruleset: s
     for _ in range(3):
         state = _expire(state)
         assert state.deadline is not None
-        assert _ms(state.deadline) - _ms(_prev_deadline(state)) >= 0
+        assert _us(state.deadline) - _us(_prev_deadline(state)) >= 0
     assert len(state.timed_out) == 3
     # when the fourth runs out too
     before = state.deadline
     assert before is not None
     state = _expire(state)
     # then the next deadline is 5 seconds away, not 30
-    assert state.deadline == utc_text(_ms(before) + 5000)
+    assert state.deadline == utc_text_us(_us(before) + 5_000_000)
     # and when a seat plays for itself again, the turn time is back to 30 seconds
     seat = state.turn
     assert seat is not None
-    now = _ms(state.deadline) - 1
-    state = _run(state, PlayCard(seat, state.hands[seat][0], now_ms=now))
+    now = _us(state.deadline) - 1
+    state = _run(state, PlayCard(seat, state.hands[seat][0], now_us=now))
     assert seat not in state.timed_out
-    assert state.deadline == utc_text(now + TURN * 1000)
+    assert state.deadline == utc_text_us(now + TURN * 1_000_000)
 
 
 def _prev_deadline(state: MatchState) -> str:
@@ -183,10 +183,10 @@ def test_r25_a_stale_timer_does_nothing(ruleset: str, seats: int) -> None:
     state = _table(ruleset, seats)
     seat = state.turn
     assert seat is not None and state.deadline is not None
-    late = _ms(state.deadline) + 1
+    late = _us(state.deadline) + 1
     # when the clock fires for another deadline, another seat, or after the seat played
-    other = utc_text(_ms(state.deadline) - 1000)
-    played = _run(state, PlayCard(seat, state.hands[seat][0], now_ms=T0 + 1000))
+    other = utc_text_us(_us(state.deadline) - 1_000_000)
+    played = _run(state, PlayCard(seat, state.hands[seat][0], now_us=T0 + 1_000_000))
     # then each is refused as stale
     with pytest.raises(StaleDeadlineError):
         decide(state, ExpireTurn(seat, other, late))
@@ -204,8 +204,8 @@ def test_r25_a_timer_before_its_deadline_is_refused(ruleset: str, seats: int) ->
     assert state.turn is not None and state.deadline is not None
     # when the clock fires one millisecond early, then refused; at the deadline itself, accepted
     with pytest.raises(DeadlineNotReachedError):
-        decide(state, ExpireTurn(state.turn, state.deadline, _ms(state.deadline) - 1))
-    assert decide(state, ExpireTurn(state.turn, state.deadline, _ms(state.deadline)))
+        decide(state, ExpireTurn(state.turn, state.deadline, _us(state.deadline) - 1))
+    assert decide(state, ExpireTurn(state.turn, state.deadline, _us(state.deadline)))
 
 
 @pytest.mark.parametrize("ruleset", RULESET_NAMES)
@@ -218,11 +218,11 @@ def test_r25_a_play_that_races_its_deadline_lands_before_it_and_loses_at_it(
     seat = state.turn
     assert seat is not None and state.deadline is not None
     card = state.hands[seat][0]
-    deadline_ms = _ms(state.deadline)
-    # when it plays at its deadline: refused; one millisecond before: it lands
+    deadline_us = _us(state.deadline)
+    # when it plays at its deadline: refused; one microsecond before: it lands
     with pytest.raises(TurnExpiredError):
-        decide(state, PlayCard(seat, card, now_ms=deadline_ms))
-    events = decide(state, PlayCard(seat, card, now_ms=deadline_ms - 1))
+        decide(state, PlayCard(seat, card, now_us=deadline_us))
+    events = decide(state, PlayCard(seat, card, now_us=deadline_us - 1))
     assert isinstance(events[0], CardPlayed) and not events[0].auto
 
 
@@ -239,8 +239,8 @@ def test_r25_no_deadline_without_a_clock_or_for_a_bot(seats: int) -> None:
     while state.turn != 0:
         turn = state.turn
         assert turn is not None
-        state = _run(state, PlayCard(turn, EasyBot().choose(seat_view(state, turn)), now_ms=T0))
-    played = decide(state, PlayCard(0, state.hands[0][0], now_ms=T0 + 1))[0]
+        state = _run(state, PlayCard(turn, EasyBot().choose(seat_view(state, turn)), now_us=T0))
+    played = decide(state, PlayCard(0, state.hands[0][0], now_us=T0 + 1))[0]
     assert isinstance(played, CardPlayed) and optional(played.deadline) is None
 
 
@@ -286,9 +286,9 @@ def test_a_waiting_table_is_closed_as_abandoned_and_only_a_waiting_one() -> None
     state = _run(
         INITIAL_STATE, CreateMatch("m", "classic", 2, secret_from_text_seed("w"), turn_seconds=60)
     )
-    state = _run(state, TakeSeat(0, "amira", now_ms=T0))
+    state = _run(state, TakeSeat(0, "amira", now_us=T0))
     # when the server closes it
-    (ended,) = decide(state, AbandonTable(T0 + 1_800_000))
+    (ended,) = decide(state, AbandonTable(T0 + 1_800_000_000))
     # then it ends abandoned, nobody winning
     assert isinstance(ended, MatchEnded)
     assert (ended.reason, ended.winner) == ("abandoned", None)
@@ -329,19 +329,19 @@ def test_plays_and_expiries_interleaved_keep_every_card_and_an_idle_table_ends(
         if state.status != "playing":
             break
         assert _accounted(state) == sorted(DECK)
-        now += delay
+        now += delay * 1000  # ms
         seat, deadline = state.turn, state.deadline
         assert seat is not None and deadline is not None
         if fire:
             try:
                 state = _run(state, ExpireTurn(seat, deadline, now))
             except DeadlineNotReachedError:
-                assert now < _ms(deadline)
+                assert now < _us(deadline)
         else:
             try:
-                state = _run(state, PlayCard(seat, state.hands[seat][-1], now_ms=now))
+                state = _run(state, PlayCard(seat, state.hands[seat][-1], now_us=now))
             except TurnExpiredError:
-                assert now >= _ms(deadline)
+                assert now >= _us(deadline)
     # when nobody plays any more and only the clock acts
     fired = 0
     while state.status == "playing":
@@ -353,3 +353,44 @@ def test_plays_and_expiries_interleaved_keep_every_card_and_an_idle_table_ends(
     assert state.status == "ended"
     if seats == 2 and fired:
         assert state.end_reason == "timeout"
+
+
+@pytest.mark.parametrize("seats", [2, 4])
+def test_r25_a_deadline_is_the_full_turn_to_the_microsecond(seats: int) -> None:
+    # given a table whose seat on turn plays at a time with a fraction of a millisecond
+    state = _table("classic", seats)
+    seat = state.turn
+    assert seat is not None
+    played_at = T0 + 5_069_328  # 5.069328 s into the turn
+    assert played_at < _us(state.deadline or "")
+    # when it plays then
+    played = decide(state, PlayCard(seat, state.hands[seat][0], now_us=played_at))[0]
+    # then the next seat's deadline is exactly the turn time later, not cut to the millisecond
+    assert isinstance(played, CardPlayed)
+    assert optional(played.deadline) == "2027-01-15T08:00:35.069328Z"
+    assert _us(optional(played.deadline) or "") - played_at == TURN * 1_000_000
+
+
+def test_r25_a_play_is_judged_at_its_arrival_and_the_next_turn_counts_from_its_record_time() -> (
+    None
+):
+    # given a seat on turn, and a play that arrived just before its deadline but is recorded
+    # a little after the stream's last event (decided again after losing a race)
+    state = _table("classic", 2)
+    seat = state.turn
+    assert seat is not None and state.deadline is not None
+    arrived = _us(state.deadline) - 1
+    recorded = _us(state.deadline) + 40
+    # when it is decided with both times
+    played = decide(
+        state, PlayCard(seat, state.hands[seat][0], now_us=recorded, arrived_us=arrived)
+    )[0]
+    # then it lands (it arrived in time), and the next turn runs a full turn from its record time
+    assert isinstance(played, CardPlayed)
+    assert optional(played.deadline) == utc_text_us(recorded + TURN * 1_000_000)
+    # and a play that arrived at the deadline is refused however early it would be recorded
+    with pytest.raises(TurnExpiredError):
+        decide(
+            state,
+            PlayCard(seat, state.hands[seat][0], now_us=arrived, arrived_us=arrived + 1),
+        )

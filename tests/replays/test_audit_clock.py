@@ -50,7 +50,7 @@ def _clocked(seats: int, ruleset: str = "classic") -> _Recorder:
     rec.run(CreateMatch("m-c", ruleset, seats, secret, turn_seconds=20), "server", T0 - 5000)
     for seat in range(seats):
         rec.run(
-            TakeSeat(seat, f"p{seat}", token_id=f"t{seat}", now_ms=T0),
+            TakeSeat(seat, f"p{seat}", token_id=f"t{seat}", now_us=T0 * 1000),
             f"seat:{seat}/token:t{seat}",
             T0,
         )
@@ -63,7 +63,7 @@ def _fire(rec: _Recorder, late_ms: int = 40) -> int:
     assert seat is not None and rec.state.deadline is not None
     seq = len(rec.recorded) + 1
     rec.run(
-        ExpireTurn(seat, rec.state.deadline, rec.deadline_ms() + late_ms),
+        ExpireTurn(seat, rec.state.deadline, (rec.deadline_ms() + late_ms) * 1000),
         "clock",
         rec.deadline_ms() + late_ms,
     )
@@ -74,7 +74,11 @@ def _play(rec: _Recorder, after_ms: int = 3000) -> None:
     seat = rec.state.turn
     assert seat is not None
     now = rec.deadline_ms() - 20_000 + after_ms
-    rec.run(PlayCard(seat, rec.state.hands[seat][0], now_ms=now), f"seat:{seat}/token:t{seat}", now)
+    rec.run(
+        PlayCard(seat, rec.state.hands[seat][0], now_us=now * 1000),
+        f"seat:{seat}/token:t{seat}",
+        now,
+    )
 
 
 def _at(recorded: list[RecordedEvent], seq: int, **fields: object) -> list[RecordedEvent]:
@@ -219,7 +223,7 @@ def test_a_timeout_while_a_bot_is_on_turn_is_refused() -> None:
     rec = _Recorder()
     secret = secret_from_text_seed("audit-clock/bot")
     rec.run(CreateMatch("m-b", "classic", 2, secret, bots=(1,), turn_seconds=20), "server", T0)
-    rec.run(TakeSeat(0, "p0", token_id="t0", now_ms=T0), "seat:0/token:t0", T0)
+    rec.run(TakeSeat(0, "p0", token_id="t0", now_us=T0 * 1000), "seat:0/token:t0", T0)
     if rec.state.turn == 0:
         _play(rec)
     assert rec.state.turn == 1 and rec.state.deadline is None
