@@ -11,14 +11,20 @@ from __future__ import annotations
 
 import hashlib
 import secrets
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import assert_never
 
 import msgspec
 
 from app.api.after import after_of
 from app.api.errors import IdempotencyKeyReusedError, MissingTokenError
-from app.api.facts import IDEMPOTENT_PREFIX, FactsCache, RequestRecord, request_scope
+from app.api.facts import (
+    IDEMPOTENT_PREFIX,
+    FactsCache,
+    MatchFacts,
+    RequestRecord,
+    request_scope,
+)
 from app.api.schemas import (
     LeaveResponse,
     MatchCreatedResponse,
@@ -268,6 +274,7 @@ def play(
     card = parse_card(card_text)
     # R25: the play is judged at its arrival, however often it is decided again below.
     arrived = service.clock()
+    guard: Callable[[MatchState], None] | None = None
     if idempotency_key is None:
         request_id = new_request_id()
     else:
@@ -275,6 +282,7 @@ def play(
         first = _earlier(facts, match_id, request_id, fresh=expected_seq is None)
         if first is not None:
             return _replayed(service, match_id, seat, first)
+        guard = _key_unused(facts, match_id, request_id)
     for attempt in range(CONFLICT_RETRIES):
         try:
             recorded = service.play_card(
@@ -285,8 +293,11 @@ def play(
                 caused_by=caused_by,
                 request_id=request_id,
                 arrived=arrived,
+                guard=guard,
             )
             break
+        except _KeyAlreadyUsed as used:
+            return _replayed(service, match_id, seat, used.record)
         except (ConflictError, NotYourTurnError, CardNotInHandError, MatchEndedError):
             if idempotency_key is not None:
                 # Another process may have applied this very request meanwhile.
@@ -300,6 +311,32 @@ def play(
     return _result(service, match_id, seat, recorded)
 
 
+class _KeyAlreadyUsed(Exception):
+    """The play's ``Idempotency-Key`` was used, with the same body, in the stream it follows."""
+
+    def __init__(self, record: RequestRecord) -> None:
+        super().__init__(record.request_id)
+        self.record = record
+
+
+def _key_unused(facts: FactsCache, match_id: str, request_id: str) -> Callable[[MatchState], None]:
+    """The check, run on the very state a play is decided on, that its key is unused so far.
+
+    The play is appended at the next seq after that state or not at all (another append in
+    between makes it a conflict, and it is decided again), so a key found unused in the stream
+    up to that seq cannot land twice, on any number of processes: the check and the append are
+    one step of the store's optimistic append. A key found used answers with the first result
+    (``_KeyAlreadyUsed``) or, used with another body, 422 ``idempotency_key_reused``.
+    """
+
+    def check(before: MatchState) -> None:
+        first = _earlier_in(facts.get(match_id, known_seq=before.events), request_id)
+        if first is not None:
+            raise _KeyAlreadyUsed(first)
+
+    return check
+
+
 def _earlier(
     facts: FactsCache, match_id: str, request_id: str, *, fresh: bool
 ) -> RequestRecord | None:
@@ -307,6 +344,12 @@ def _earlier(
     match_facts = facts.refresh(match_id) if fresh else facts.cached(match_id)
     if match_facts is None:
         match_facts = facts.get(match_id)
+    return _earlier_in(match_facts, request_id)
+
+
+def _earlier_in(match_facts: MatchFacts, request_id: str) -> RequestRecord | None:
+    """The record of a play with ``request_id``'s key in ``match_facts``; 422 if its body
+    differed."""
     record = match_facts.requests.get(request_scope(request_id))
     if record is None:
         return None

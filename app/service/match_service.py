@@ -216,6 +216,7 @@ class MatchService:
         caused_by: str = "server",
         request_id: str | None = None,
         arrived: str | None = None,
+        guard: Callable[[MatchState], None] | None = None,
     ) -> list[RecordedEvent]:
         """Play a card (R13), then every bot reply; ``expected_seq`` must be the last seq.
 
@@ -225,6 +226,8 @@ class MatchService:
         after the seat's deadline is refused (``TurnExpiredError``, R25), also when it names by
         ``expected_seq`` a turn the clock has since played. It is recorded at the later of its
         arrival and the stream's last record time, so a stream's times never go backwards.
+        ``guard`` is called with the very state the play is decided on (and appended after, or
+        not at all), each time it is decided: a check that raises refuses the play.
 
         The play is decided on the state this process cached, without reading the store first,
         when that state is at the client's ``expected_seq`` (or none is given): the append is at
@@ -238,13 +241,22 @@ class MatchService:
         if cached is not None and expected_seq in (None, cached.events):
             try:
                 return self._play(
-                    match_id, cached, seat, card, expected_seq, auto, caused_by, request_id, arrived
+                    match_id,
+                    cached,
+                    seat,
+                    card,
+                    expected_seq,
+                    auto,
+                    caused_by,
+                    request_id,
+                    arrived,
+                    guard,
                 )
             except (ConflictError, RulesRefusalError):
                 pass  # maybe only stale: decided again below on what the store holds
         before = self.load(match_id)
         return self._play(
-            match_id, before, seat, card, expected_seq, auto, caused_by, request_id, arrived
+            match_id, before, seat, card, expected_seq, auto, caused_by, request_id, arrived, guard
         )
 
     def _play(
@@ -258,10 +270,13 @@ class MatchService:
         caused_by: str,
         request_id: str | None,
         arrived: str,
+        guard: Callable[[MatchState], None] | None = None,
     ) -> list[RecordedEvent]:
         """``play_card`` decided on ``before`` and stored after its last seq."""
         if expected_seq is not None and expected_seq != before.events:
             self._refuse_stale_play(match_id, before, seat, expected_seq, arrived)
+        if guard is not None:
+            guard(before)
         at = self._record_time(match_id, before, arrived)
         steps: Steps = []
         command = PlayCard(
