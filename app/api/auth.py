@@ -32,6 +32,7 @@ from app.api.tokens import (
     bearer,
     hash_token,
     is_agent_token,
+    normalised_token,
     read_claim,
     read_player_claim,
     same_hash,
@@ -116,18 +117,18 @@ def query_authorization(runtime: ApiRuntime, access_token: str | None) -> str | 
     match, one seat) is still accepted there for old EventSource clients; a player's token (every
     seat the player holds) and support's (every match) are not: a browser asks for a ticket.
     """
-    if not access_token:
+    token = normalised_token(access_token)
+    if token is None:
         return None
+    # The kind is decided on the token as it will be used (normalised), never on its spelling.
     support = runtime.settings.support_token
-    is_support = support is not None and hmac.compare_digest(
-        access_token.encode(), support.encode()
-    )
-    if is_support or access_token.startswith(QUERY_REFUSED_PREFIXES):
+    is_support = support is not None and hmac.compare_digest(token.encode(), support.encode())
+    if is_support or token.startswith(QUERY_REFUSED_PREFIXES):
         raise TokenInQueryError(
             "player and support tokens are never accepted in a query string: send the"
             " Authorization header, or open the feed with ?ticket= (POST /matches/{id}/tickets)"
         )
-    return f"Bearer {access_token}"
+    return f"Bearer {token}"
 
 
 async def _agent(runtime: ApiRuntime, token: str, match_id: str, allow: bool) -> Principal:
@@ -146,6 +147,7 @@ async def redeem_ticket(
     runtime: ApiRuntime, ticket: str, match_id: str, seat: int | None
 ) -> Principal:
     """The caller a ``?ticket=`` speaks for, spending the ticket (one feed, within 60 s)."""
+    ticket = normalised_token(ticket) or ""
     if not ticket.startswith(TICKET_PREFIX) or len(ticket) > 128:
         raise UnknownTicketError("the ticket is not valid")
     grant = await runtime.call(

@@ -115,14 +115,28 @@ def same_hash(stored: str | None, presented: str) -> bool:
     return stored is not None and hmac.compare_digest(stored, presented)
 
 
+def normalised_token(raw: str | None) -> str | None:
+    """A presented credential in the one form every check and every use sees: decoded already
+    (headers and query values arrive decoded), trimmed of the white space a query's ``+``,
+    ``%20`` or ``%09`` or a header's padding puts around it; None when nothing is left.
+
+    A token's kind (seat, player, agent, ticket, support) is decided on this form only, once,
+    before any use: a check on the raw text and a use of the trimmed text must never disagree.
+    """
+    if raw is None:
+        return None
+    token = raw.strip()
+    return token or None
+
+
 def bearer(authorization: str | None) -> str | None:
-    """The token of an ``Authorization: Bearer TOKEN`` header, or None."""
+    """The token of an ``Authorization: Bearer TOKEN`` header, normalised, or None."""
     if not authorization:
         return None
     scheme, _, value = authorization.strip().partition(" ")
-    if scheme.lower() != "bearer" or not value.strip():
+    if scheme.lower() != "bearer":
         return None
-    return value.strip()
+    return normalised_token(value)
 
 
 AGENT_PREFIX = "agent_"

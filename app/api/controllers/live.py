@@ -28,6 +28,7 @@ from app.api.params import (
     optional_seat,
 )
 from app.api.table_ops import spectators_allowed
+from app.api.tokens import normalised_token
 from domain.redaction import EVERYONE
 
 TicketQuery: TypeAlias = Annotated[
@@ -71,7 +72,7 @@ class EventsController(Controller):
         """
         authorization = request.headers.get("authorization")
         resume = _resume_point(last_event_id, after)
-        if authorization is None and ticket is None and not access_token:
+        if authorization is None and ticket is None and normalised_token(access_token) is None:
             # A spectator: the public feed, if the table shows itself to anyone.
             if not await runtime.call(spectators_allowed, runtime.service, match_id):
                 raise SpectatorsRefusedError(
