@@ -166,9 +166,13 @@ class RateLimitedError(ApiError):
 
     code = "rate_limited"
 
-    def __init__(self, message: str, retry_after: int = 1) -> None:
+    def __init__(
+        self, message: str, retry_after: int = 1, headers: dict[str, str] | None = None
+    ) -> None:
         super().__init__(message)
         self.retry_after = max(1, retry_after)
+        self.headers = dict(headers or {})
+        """The ``RateLimit-*`` headers of the limit that refused (docs/api.md, "Limits")."""
 
 
 class TokenInQueryError(ApiError):

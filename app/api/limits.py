@@ -25,7 +25,9 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
+from urllib.parse import unquote_plus
 
+import msgspec
 from litestar import Request, Response
 from litestar.config.cors import CORSConfig
 from litestar.enums import ScopeType
@@ -37,8 +39,9 @@ from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.api.client_address import Network, client_address, parse_proxies
 from app.api.error_handlers import error_response
-from app.api.errors import ErrorBody, RateLimitedError
+from app.api.errors import ErrorBody, ErrorDetail, RateLimitedError
 from app.api.limits_config import SECONDS, Limits, Rate
+from app.api.logs import CREDENTIAL_PARAMETERS
 from app.api.settings import ApiSettings
 
 ALLOW_HEADERS: Final = ("Authorization", "Content-Type", "Idempotency-Key", "Last-Event-ID")
@@ -135,10 +138,11 @@ class CountedRequestsMiddleware(RateLimitMiddleware):
         try:
             await super().__call__(scope, receive, send)
         except TooManyRequestsException as exc:
-            reset = int((exc.headers or {}).get(self.config.rate_limit_reset_header_key, "1"))
+            headers = dict(exc.headers or {})
+            reset = int(headers.get(self.config.rate_limit_reset_header_key, "1"))
             label = self.config.label if isinstance(self.config, CountedRequests) else "requests"
             raise RateLimitedError(
-                f"too many {label} from this address; retry in {max(1, reset)} s", reset
+                f"too many {label} from this address; retry in {max(1, reset)} s", reset, headers
             ) from None
 
 
@@ -222,11 +226,16 @@ class AbuseCounters:
 
 
 def _carries_token(scope: Scope) -> bool:
-    """The request presents a credential: a bearer header, a token or a ticket in the query."""
+    """The request presents a credential: a bearer header, a token or a ticket in the query
+    (by the parameter's decoded name, as the routes read it)."""
     if any(k.lower() == b"authorization" for k, _ in scope["headers"]):
         return True
-    query = scope.get("query_string", b"")
-    return b"access_token=" in query or b"ticket=" in query
+    query = scope.get("query_string", b"").decode("latin-1")
+    return any(
+        unquote_plus(pair.partition("=")[0]).strip() in CREDENTIAL_PARAMETERS
+        for pair in re.split(r"[&;]", query)
+        if pair
+    )
 
 
 class AbuseGuard:
@@ -244,20 +253,20 @@ class AbuseGuard:
         address = _peer(scope)
         counters = self.counters
         if counters.limits.wrong_tokens is not None and _carries_token(scope):
-            wait = counters.locked_for(address)
-            if wait is not None:
-                raise RateLimitedError(
-                    f"too many wrong tokens from this address; retry in {wait} s", wait
-                )
+            # A right token is served even while the address is locked out: issued tokens
+            # carry 256 random bits, so a lockout only refuses further wrong ones (each 429,
+            # still counted), and one bad client behind a shared address locks nobody out.
             send = self._counting_refusals(send, address)
         if counters.limits.feeds is None or not _is_feed(scope):
             await self.app(scope, receive, send)
             return
         if not counters.open_feed(address):
+            feeds = counters.limits.feeds
             raise RateLimitedError(
-                f"too many live feeds open from this address ({counters.limits.feeds}); "
+                f"too many live feeds open from this address ({feeds}); "
                 f"close one or retry in {FEED_RETRY_SECONDS} s",
                 FEED_RETRY_SECONDS,
+                rate_limit_headers(feeds, FEED_RETRY_SECONDS, f"{feeds}"),
             )
         try:
             await self.app(scope, receive, send)
@@ -265,12 +274,57 @@ class AbuseGuard:
             counters.close_feed(address)
 
     def _counting_refusals(self, send: Send, address: str) -> Send:
+        """``send`` counting each 401 as a wrong token; once the address is locked out, a 401
+        goes out as 429 ``rate_limited`` instead (its body replaced), with ``Retry-After``."""
+        replaced = False
+
         async def counting(message: Message) -> None:
+            nonlocal replaced
+            if replaced:
+                return  # the body of the 401 that went out as a 429
             if message["type"] == "http.response.start" and message["status"] == 401:
+                wait = self.counters.locked_for(address)
                 self.counters.wrong_token(address)
+                if wait is not None:
+                    replaced = True
+                    for part in self._locked_out(wait):
+                        await send(part)
+                    return
             await send(message)
 
         return counting
+
+    def _locked_out(self, wait: int) -> list[Message]:
+        """The 429 a wrong token gets from a locked-out address, as ASGI messages."""
+        rate = self.counters.limits.wrong_tokens
+        assert rate is not None
+        body = msgspec.json.encode(
+            ErrorBody(
+                error=ErrorDetail(
+                    code=RateLimitedError.code,
+                    message=f"too many wrong tokens from this address; retry in {wait} s",
+                )
+            )
+        )
+        headers = {"content-type": "application/json", "retry-after": str(wait)}
+        headers |= rate_limit_headers(rate.count, wait, f"{rate.count}; w={SECONDS[rate.unit]}")
+        start: Message = {
+            "type": "http.response.start",
+            "status": 429,
+            "headers": [(k.lower().encode(), v.encode()) for k, v in headers.items()]
+            + [(b"content-length", str(len(body)).encode())],
+        }
+        return [start, {"type": "http.response.body", "body": body, "more_body": False}]
+
+
+def rate_limit_headers(limit: int, reset: int, policy: str) -> dict[str, str]:
+    """The ``RateLimit-*`` headers of a limit with nothing left until ``reset`` seconds."""
+    return {
+        "RateLimit-Limit": str(limit),
+        "RateLimit-Remaining": "0",
+        "RateLimit-Reset": str(reset),
+        "RateLimit-Policy": policy,
+    }
 
 
 def _is_feed(scope: Scope) -> bool:
@@ -287,8 +341,10 @@ def limit_middleware(limits: Limits, counters: AbuseCounters) -> list[DefineMidd
 
 
 def handle_rate_limited(_: Request[Any, Any, Any], exc: RateLimitedError) -> Response[ErrorBody]:
-    """429 ``rate_limited`` in the one error shape, with ``Retry-After`` in seconds."""
+    """429 ``rate_limited`` in the one error shape, with ``Retry-After`` in seconds and the
+    limit's ``RateLimit-*`` headers."""
     response = error_response(exc.code, exc.message, 429)
+    response.headers.update(exc.headers)
     response.headers["Retry-After"] = str(exc.retry_after)
     return response
 

@@ -9,12 +9,17 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import re
 import time
 from typing import Any, Final
+from urllib.parse import quote, quote_plus, unquote, unquote_plus
 
 REDACTED: Final = "[redacted]"
 """What a token is replaced with."""
+
+SUPPORT_TOKEN_ENV: Final = "BASRA_SUPPORT_TOKEN"
+"""Where a serving process finds the support token (app.api.settings reads the same)."""
 
 _SECRETS: Final = (
     re.compile(r"(?i)((?:^|[?&;\s])(?:access_token|ticket)=)[^&;\s\"]*"),
@@ -40,11 +45,66 @@ LOGGERS: Final = (
 """The loggers a serving process writes requests and errors to."""
 
 
+CREDENTIAL_PARAMETERS: Final = frozenset({"access_token", "ticket"})
+"""Query parameters that carry a credential, by their decoded name (docs/api.md, "access")."""
+
+_TARGET: Final = re.compile(r"[^\s\"'<>]*[/?%][^\s\"'<>]*")
+"""A run of text that may be a request target (a path, a query, percent-encoding)."""
+
+_TOKEN_SHAPE: Final = (_SECRETS[2], _SECRETS[3])
+"""The shapes of issued tokens (prefixed, and seat tokens from before prefixes)."""
+
+_configured: list[str] = []
+"""Values configured on the server that are credentials (the support token), and their
+percent-encoded spellings: blanked wherever they appear."""
+
+
+def _looks_issued(value: str) -> bool:
+    """True when ``value`` (decoded, trimmed) has an issued token's shape."""
+    token = value.strip()
+    return any(pattern.search(token) for pattern in _TOKEN_SHAPE) or token in _configured
+
+
+def _redact_target(match: re.Match[str]) -> str:
+    """A request target with a credential's value blanked in every parameter whose decoded
+    name carries one, and every path segment or value that decodes to an issued token."""
+    target = match.group(0)
+    path, mark, query = target.partition("?")
+    segments = path.split("/")
+    path = "/".join(REDACTED if _looks_issued(unquote(s)) else s for s in segments)
+    if not mark:
+        return path
+    pairs = []
+    for pair in re.split(r"([&;])", query):
+        name, equals, value = pair.partition("=")
+        decoded = unquote_plus(name).strip().lower()
+        if equals and (decoded in CREDENTIAL_PARAMETERS or _looks_issued(unquote_plus(value))):
+            pairs.append(f"{name}={REDACTED}")
+        else:
+            pairs.append(pair)
+    return path + mark + "".join(pairs)
+
+
 def redact(text: str) -> str:
-    """``text`` with every token replaced by ``[redacted]``."""
+    """``text`` with every token replaced by ``[redacted]``: tokens by their shape, credential
+    parameters by their decoded name, path segments that decode to a token, and the server's
+    configured support token in any spelling."""
+    for secret in _configured:
+        text = text.replace(secret, REDACTED)
+    text = _TARGET.sub(_redact_target, text)
     for pattern in _SECRETS:
         text = pattern.sub(lambda m: m.group(1) + REDACTED, text)
     return text
+
+
+def configure_redaction(support_token: str | None) -> None:
+    """Blank the server's support token (``BASRA_SUPPORT_TOKEN``) wherever it appears, as it
+    is and percent-encoded, in every log line of this process."""
+    spellings: set[str] = set()
+    if support_token:
+        spellings = {support_token, quote(support_token, safe=""), quote_plus(support_token)}
+        spellings |= {s.lower() for s in spellings if "%" in s}
+    _configured[:] = sorted(spellings, key=len, reverse=True)
 
 
 def _clean(value: object) -> object:
@@ -69,7 +129,9 @@ _FILTER: Final = RedactTokens()
 
 
 def redact_server_logs() -> None:
-    """Put the filter on every logger of a serving process (after logging is configured)."""
+    """Put the filter on every logger of a serving process (after logging is configured), with
+    the support token of its environment blanked too."""
+    configure_redaction(os.environ.get(SUPPORT_TOKEN_ENV))
     for name in LOGGERS:
         logger = logging.getLogger(name)
         if _FILTER not in logger.filters:

@@ -25,7 +25,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import uvicorn
 from litestar import Litestar
@@ -33,7 +33,7 @@ from litestar import Litestar
 from app.api.app import create_app
 from app.api.broker import close_all_feeds
 from app.api.collector import CollectorSettingError, collector_mode, tune_collector
-from app.api.logs import log_config, redact_server_logs
+from app.api.logs import SUPPORT_TOKEN_ENV, log_config, redact_server_logs
 from app.api.metrics import mark_process_dead, shared_values
 from app.config import StoreConfig, resolve_store
 from app.service import MatchService
@@ -231,6 +231,18 @@ def check_options(options: ServeOptions) -> None:
         collector_mode()
     except CollectorSettingError as error:
         raise ServeError(str(error)) from None
+    support = os.environ.get(SUPPORT_TOKEN_ENV)
+    if support and len(support) < MIN_SUPPORT_TOKEN_LENGTH:
+        raise ServeError(
+            f"{SUPPORT_TOKEN_ENV} is {len(support)} characters; it must be at least"
+            f" {MIN_SUPPORT_TOKEN_LENGTH} (it is the one credential whose strength the server"
+            " does not choose: make it with `python3 -c 'import secrets;"
+            " print(secrets.token_urlsafe(32))'`)"
+        )
+
+
+MIN_SUPPORT_TOKEN_LENGTH: Final = 32
+"""The shortest ``BASRA_SUPPORT_TOKEN`` a server starts with (issued tokens carry 256 bits)."""
 
 
 def _export_store(options: ServeOptions) -> None:

@@ -20,7 +20,7 @@ from tests.app.api.helpers import HttpSteps, bearer, parse_sse
 
 pytestmark = pytest.mark.e2e
 
-SUPPORT = "e2e-support-token"
+SUPPORT = "e2e-support-token-0123456789abcdef"
 """The support token the served process is started with."""
 
 
@@ -171,6 +171,19 @@ def test_several_workers_need_postgresql(tmp_path: Path) -> None:
     assert result.returncode != 0
     assert result.stderr.strip().count("\n") == 0
     assert "PostgreSQL" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_a_support_token_shorter_than_32_characters_is_refused_at_start(tmp_path: Path) -> None:
+    # given a support token of 31 characters
+    command = [sys.executable, "-m", "cli.main", "serve", "--db", str(tmp_path / "x.db")]
+    command += ["--port", str(free_port())]
+    env = os.environ | {"BASRA_SUPPORT_TOKEN": "s" * 31}
+    # when the server is started, then it refuses in one line, naming the minimum
+    result = subprocess.run(command, capture_output=True, text=True, timeout=60, env=env)
+    assert result.returncode != 0
+    assert result.stderr.strip().count("\n") == 0, result.stderr
+    assert "BASRA_SUPPORT_TOKEN" in result.stderr and "32" in result.stderr
+    assert "Traceback" not in result.stderr and "s" * 31 not in result.stderr
 
 
 @pytest.mark.postgres

@@ -25,7 +25,7 @@ import httpx
 import pytest
 
 from tests.app.api.helpers import HttpSteps, SseReader, bearer
-from tests.e2e.test_serve import basra_serve, free_port
+from tests.e2e.test_serve import SUPPORT, basra_serve, free_port
 
 pytestmark = pytest.mark.e2e
 
@@ -217,7 +217,7 @@ def test_racing_plays_through_two_processes_apply_exactly_once(tmp_path: Path, p
                 assert view["seq"] > seq
                 rounds += 1
         # and the stream verifies: one card_played by seat 0 per round
-        support = {"Authorization": "Bearer e2e-support-token"}
+        support = {"Authorization": f"Bearer {SUPPORT}"}
         replay = http.get(f"{one}/matches/{match_id}/replay", headers=support)
         assert replay.status_code == 200, replay.text
         lines = [line for line in replay.text.splitlines() if '"card_played"' in line]

@@ -178,26 +178,53 @@ def test_registering_players_past_the_limit_is_429(api_service: MatchService) ->
 # Wrong tokens
 
 
-def test_wrong_tokens_lock_the_address_out_of_token_routes(api_service: MatchService) -> None:
+def test_wrong_tokens_lock_out_further_wrong_tokens_but_never_a_right_one(
+    api_service: MatchService,
+) -> None:
     limits = Limits(wrong_tokens=Rate(3, "minute"))
     with client_of(api_service, settings(limits=limits)) as client:
         match_id = client.post("/matches", json=NEW_MATCH).json()["match_id"]
         token = client.post(f"/matches/{match_id}/seats/0", json={"name": "Amal"}).json()["token"]
         right = client.get(f"/matches/{match_id}/view", headers=bearer(token))
+        # given three wrong tokens from this address (someone else behind the same NAT)
         wrong = [
             client.get(f"/matches/{match_id}/view", headers=bearer(f"guess-{n}")) for n in range(3)
         ]
-        # then even the right token is refused, so a guess cannot be told from a miss
-        locked = client.get(f"/matches/{match_id}/view", headers=bearer(token))
-        by_query = client.get(f"/matches/{match_id}/events", params={"access_token": token})
+        # when a fourth wrong token comes, by header and by a query spelled any way
+        locked = client.get(f"/matches/{match_id}/view", headers=bearer("guess-4"))
+        by_query = client.get(f"/matches/{match_id}/events?access%5Ftoken=seat_m.0.ab.guess")
+        # and the right token comes from the same address
+        still_right = client.get(f"/matches/{match_id}/view", headers=bearer(token))
         no_token = client.post("/matches", json=NEW_MATCH)
 
     assert right.status_code == 200
     assert [w.status_code for w in wrong] == [401, 401, 401]
+    # then further wrong tokens are 429, with the limit's headers
     assert_rate_limited(locked)
     assert "wrong tokens" in locked.json()["error"]["message"]
+    assert locked.headers["RateLimit-Limit"] == "3"
+    assert locked.headers["RateLimit-Remaining"] == "0"
+    assert locked.headers["RateLimit-Policy"] == "3; w=60"
     assert_rate_limited(by_query)
+    # and the right token is served: a lockout never refuses an issued token (256 bits)
+    assert still_right.status_code == 200 and still_right.json()["seat"] == 0
     assert no_token.status_code == 201
+
+
+def test_a_429_of_a_counted_route_carries_its_ratelimit_headers(
+    api_service: MatchService,
+) -> None:
+    limits = Limits(matches=Rate(2, "minute"))
+    with client_of(api_service, settings(limits=limits)) as client:
+        for _ in range(2):
+            assert client.post("/matches", json=NEW_MATCH).status_code == 201
+        refused = client.post("/matches", json=NEW_MATCH)
+
+    assert_rate_limited(refused)
+    assert refused.headers["RateLimit-Limit"] == "2"
+    assert refused.headers["RateLimit-Remaining"] == "0"
+    assert int(refused.headers["RateLimit-Reset"]) <= 60
+    assert "RateLimit-Policy" in refused.headers
 
 
 def test_the_wrong_token_window_ends() -> None:

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import logging
+from urllib.parse import quote, quote_plus
 
 import pytest
 
-from app.api.logs import REDACTED, RedactTokens, redact
+from app.api.logs import REDACTED, RedactTokens, configure_redaction, redact
 from app.api.tokens import issue_player_token, issue_token
 
 SEAT_TOKEN = issue_token("m-0123456789abcdef", 1).token
@@ -81,3 +82,36 @@ def test_words_that_begin_like_a_prefix_are_not_tokens() -> None:
     line = "seat_taken player_seated ticket_used agent_revoked player_id"
 
     assert redact(line) == line
+
+
+SUPPORT_SECRET = "Operator's support token: 32+ chars/&?"
+PLAYER_TOKEN = issue_player_token("p-0123456789ab").token
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        f"GET /m/events?access%5Ftoken={SEAT_TOKEN} HTTP/1.1",
+        f"GET /m/events?%61ccess_token={PLAYER_TOKEN} HTTP/1.1",
+        f"GET /m/events?after=1;%61ccess%5ftoken=%20{PLAYER_TOKEN} HTTP/1.1",
+        f"GET /m/events?tick%65t=ticket_{'x' * 43} HTTP/1.1",
+        f"GET /matches/{PLAYER_TOKEN.replace('_', '%5F')}/view HTTP/1.1",
+        f"GET /matches/{quote(SUPPORT_SECRET, safe='')}/view HTTP/1.1",
+        f'{{"path": "/matches/{SUPPORT_SECRET}/view"}}',
+        f"GET /x?q={quote_plus(SUPPORT_SECRET)} HTTP/1.1",
+    ],
+)
+def test_every_spelling_the_server_decodes_is_blanked(line: str) -> None:
+    # given the server's support token configured for redaction
+    configure_redaction(SUPPORT_SECRET)
+    try:
+        cleaned = redact(line)
+    finally:
+        configure_redaction(None)
+    # then no token survives in any spelling
+    for secret in (SEAT_TOKEN.rsplit(".", 1)[1], PLAYER_TOKEN.rsplit(".", 1)[1], "x" * 43):
+        assert secret not in cleaned and quote(secret) not in cleaned
+    assert SUPPORT_SECRET not in cleaned
+    assert quote(SUPPORT_SECRET, safe="") not in cleaned
+    assert quote_plus(SUPPORT_SECRET) not in cleaned
+    assert REDACTED in cleaned
