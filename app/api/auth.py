@@ -14,6 +14,7 @@ from typing import Any, TypeAlias
 import msgspec
 from litestar import Request
 
+from app.api.credentials import agent_credential, player_credential, still_holds
 from app.api.errors import (
     MissingTokenError,
     SeatOnlyError,
@@ -59,6 +60,9 @@ class Principal(msgspec.Struct, frozen=True):
     """The support agent's name (``env`` for ``BASRA_SUPPORT_TOKEN``); None for a seat."""
     player_id: str | None = None
     """The player who came in with their player token on the seat they hold."""
+    credential: str | None = None
+    """The id of the credential the caller came in with (app.api.credentials), never the token:
+    what a ticket it asks for, or a feed it opens, is checked against again."""
 
     @property
     def is_support(self) -> bool:
@@ -91,7 +95,7 @@ async def authenticate(
     if support is not None and hmac.compare_digest(token.encode(), support.encode()):
         if not allow_support:
             raise SeatOnlyError("only a seat of the match may do this")
-        return Principal(match_id, SUPPORT, agent=ENV_AGENT)
+        return Principal(match_id, SUPPORT, agent=ENV_AGENT, credential=f"support:{ENV_AGENT}")
     if is_agent_token(token):
         return await _agent(runtime, token, match_id, allow_support)
     player_claim = read_player_claim(token)
@@ -107,7 +111,8 @@ async def authenticate(
         raise WrongMatchError("the token belongs to another match")
     if seat is not None and seat != claim.seat:
         raise WrongSeatError(f"the token is for seat {claim.seat}, not seat {seat}")
-    return Principal(match_id, claim.seat, claim.token_id)
+    credential = f"seat:{match_id}/{claim.token_id}"
+    return Principal(match_id, claim.seat, claim.token_id, credential=credential)
 
 
 def query_authorization(runtime: ApiRuntime, access_token: str | None) -> str | None:
@@ -140,7 +145,7 @@ async def _agent(runtime: ApiRuntime, token: str, match_id: str, allow: bool) ->
         raise AgentRevokedError("this support agent was revoked")
     if not allow:
         raise SeatOnlyError("only a seat of the match may do this")
-    return Principal(match_id, SUPPORT, agent=agent.name)
+    return Principal(match_id, SUPPORT, agent=agent.name, credential=agent_credential(agent.name))
 
 
 async def redeem_ticket(
@@ -155,14 +160,21 @@ async def redeem_ticket(
     )
     if seat is not None and grant.agent is None and seat != grant.seat:
         raise WrongSeatError(f"the ticket is for seat {grant.seat}, not seat {seat}")
+    # A ticket is only as good as the credential that asked for it, as the store says now.
+    credential = grant.credential
+    if not await runtime.call(still_holds, runtime, credential):
+        if grant.agent is not None:
+            raise AgentRevokedError("the support agent that asked for this ticket was revoked")
+        raise UnknownTokenError("the token that asked for this ticket was replaced")
     if grant.agent is not None:
-        return Principal(match_id, grant.seat, agent=grant.agent)
+        return Principal(match_id, grant.seat, agent=grant.agent, credential=credential)
     # The feed speaks for whoever asked: the seat's token, or the player on the seat they hold.
     _, _, who = grant.caused_by.partition("/")
     kind, _, ident = who.partition(":")
     if kind == "player":
-        return Principal(match_id, grant.seat, player_id=ident)
-    return Principal(match_id, grant.seat, ident if kind == "token" else None)
+        return Principal(match_id, grant.seat, player_id=ident, credential=credential)
+    token_id = ident if kind == "token" else None
+    return Principal(match_id, grant.seat, token_id, credential=credential)
 
 
 async def record_support_access(runtime: ApiRuntime, who: Principal, what: str) -> None:
@@ -227,4 +239,5 @@ async def _player_seat(
         raise WrongMatchError("the player holds no seat of this match")
     if seat is not None and seat != held:
         raise WrongSeatError(f"the player holds seat {held}, not seat {seat}")
-    return Principal(match_id, held, None, player_id=player.player_id)
+    credential = player_credential(player.player_id, player.token_hash)
+    return Principal(match_id, held, None, player_id=player.player_id, credential=credential)

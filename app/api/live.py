@@ -24,6 +24,7 @@ from litestar.response import ServerSentEventMessage
 
 from app.api.after import after_of, with_after
 from app.api.broker import Subscription
+from app.api.credentials import RECHECK_SECONDS, revocable, still_holds
 from app.api.errors import InvalidValueError
 from app.api.runtime import ApiRuntime
 from domain.events import MatchEnded, RematchCreated
@@ -53,9 +54,14 @@ def _contiguous(batches: list[list[RecordedEvent]], last: int) -> list[RecordedE
 
 
 async def open_feed(
-    runtime: ApiRuntime, match_id: str, viewer: int, after: int
+    runtime: ApiRuntime, match_id: str, viewer: int, after: int, credential: str | None = None
 ) -> AsyncIterator[ServerSentEventMessage]:
-    """Subscribe and read the backlog now (so an unknown match is a 404, not a broken stream)."""
+    """Subscribe and read the backlog now (so an unknown match is a 404, not a broken stream).
+
+    ``credential``: the id of the credential the feed was opened with (app.api.credentials); a
+    feed opened with one that can be revoked checks it every ``RECHECK_SECONDS`` and ends once
+    it no longer holds (an agent revoked, a player's token replaced), on any process.
+    """
     # Subscribe before reading the backlog: an append in between is then pushed, not lost.
     subscription = runtime.broker.subscribe(match_id)
     try:
@@ -72,7 +78,7 @@ async def open_feed(
     start = fold(r.event for r in stream if r.seq <= after)
     backlog = [r for r in stream if r.seq > after]
     # A feed opened after the end does not wait for a rematch: the stored events are all.
-    return _feed(runtime, subscription, viewer, start, backlog, state.status == "ended")
+    return _feed(runtime, subscription, viewer, start, backlog, state.status == "ended", credential)
 
 
 async def _feed(
@@ -82,6 +88,7 @@ async def _feed(
     state: MatchState,
     backlog: list[RecordedEvent],
     opened_ended: bool,
+    credential: str | None = None,
 ) -> AsyncIterator[ServerSentEventMessage]:
     """Every event after ``state``'s last seq that ``viewer`` (a seat, SUPPORT or EVERYONE)
     may see, live, each with the table after it; then, if the match ended while the feed was
@@ -91,6 +98,9 @@ async def _feed(
     loop = asyncio.get_running_loop()
     ended = opened_ended
     rematch_until: float | None = None  # when the wait for a rematch gives up (loop time)
+    recheck = revocable(credential)
+    next_check = loop.time() + RECHECK_SECONDS
+    quiet_since: float | None = None  # since when nothing was sent (for the keep-alive)
     try:
         last = state.events
         pending = backlog
@@ -115,7 +125,9 @@ async def _feed(
             else:
                 if runtime.broker.closing:
                     return  # a stopping server ends the feed; the client resumes elsewhere
-                wait = runtime.settings.keepalive_seconds
+                if quiet_since is None:
+                    quiet_since = loop.time()
+                wait = quiet_since + runtime.settings.keepalive_seconds - loop.time()
                 if ended:
                     if opened_ended or rematch_until is None:
                         return
@@ -123,13 +135,23 @@ async def _feed(
                     if left <= 0:
                         return  # no rematch within the wait: the feed is done
                     wait = min(wait, left)
+                if recheck:
+                    wait = max(0.0, min(wait, next_check - loop.time()))
                 batches = await subscription.next(wait)
                 if runtime.broker.closing:
                     return
+                if recheck and loop.time() >= next_check:
+                    if not await runtime.call(still_holds, runtime, credential):
+                        return  # revoked or replaced: the feed closes (docs/api.md, "access")
+                    next_check = loop.time() + RECHECK_SECONDS
                 if batches is None:
-                    yield ServerSentEventMessage(data=None, comment="keepalive")
                     pending = []
+                    if loop.time() - quiet_since < runtime.settings.keepalive_seconds:
+                        continue  # woken only to check the credential: nothing to send yet
+                    yield ServerSentEventMessage(data=None, comment="keepalive")
+                    quiet_since = None
                     continue
+                quiet_since = None
                 pushed = _contiguous(batches, last)
                 if pushed is not None:
                     pending = pushed

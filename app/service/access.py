@@ -97,6 +97,8 @@ class TicketGrant(msgspec.Struct, frozen=True):
     seat: int
     caused_by: str
     agent: str | None
+    credential: str | None = None
+    """The id of the credential that asked for the ticket (checked again when redeemed)."""
 
 
 def ticket_stream(token_hash: str) -> str:
@@ -147,6 +149,10 @@ class AccessService:
         self.streams.append(AGENTS_STREAM, len(events), [AgentRevoked(name, at)])
         return msgspec.structs.replace(agent, revoked=at)
 
+    def agent_named(self, name: str) -> Agent | None:
+        """The agent ``name`` (active or revoked), read from the store; None if never added."""
+        return next((a for a in self.agents() if a.name == name), None)
+
     def agent_of(self, token_hash: str) -> Agent | None:
         """The agent whose token has this hash (active or revoked), read from the store."""
         for agent in self.agents():
@@ -187,12 +193,19 @@ class AccessService:
     # -- tickets -----------------------------------------------------------------------------
 
     def issue_ticket(
-        self, token_hash: str, match_id: str, seat: int, caused_by: str, agent: str | None
+        self,
+        token_hash: str,
+        match_id: str,
+        seat: int,
+        caused_by: str,
+        agent: str | None,
+        credential: str | None = None,
     ) -> str:
-        """Record a new ticket (by its hash) for one feed of ``match_id``; returns its expiry."""
+        """Record a new ticket (by its hash) for one feed of ``match_id``, asked for by the
+        credential ``credential`` (an id, never the token); returns its expiry."""
         now = self.clock()
         expires = _iso(now + timedelta(seconds=TICKET_SECONDS))
-        issued = TicketIssued(match_id, seat, caused_by, expires, _iso(now), agent)
+        issued = TicketIssued(match_id, seat, caused_by, expires, _iso(now), agent, credential)
         self.streams.append(ticket_stream(token_hash), 0, [issued])
         return expires
 
@@ -215,7 +228,9 @@ class AccessService:
             self.streams.append(stream, 1, [TicketRedeemed(_iso(now), request_id)])
         except ConflictError:
             raise TicketUsedError("the ticket was already used (one feed per ticket)") from None
-        return TicketGrant(issued.match_id, issued.seat, issued.caused_by, issued.agent)
+        return TicketGrant(
+            issued.match_id, issued.seat, issued.caused_by, issued.agent, issued.credential
+        )
 
     @staticmethod
     def _retry(attempt: Callable[[], T]) -> T:

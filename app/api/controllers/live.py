@@ -88,7 +88,7 @@ class EventsController(Controller):
             who = await authenticate(runtime, authorization, match_id, seat=optional_seat(seat))
         # Recorded before the feed opens: a feed sends as it goes, there is no "before" later.
         await record_support_access(runtime, who, "events")
-        stream = await open_feed(runtime, match_id, who.seat, resume)
+        stream = await open_feed(runtime, match_id, who.seat, resume, who.credential)
         return ServerSentEvent(stream, headers={"Cache-Control": "no-cache"})
 
 

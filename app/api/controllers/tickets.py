@@ -39,6 +39,12 @@ class TicketsController(Controller):
             raise MatchNotFoundError(match_id)
         ticket, ticket_hash = issue_prefixed(TICKET_PREFIX)
         await runtime.call(
-            runtime.access.issue_ticket, ticket_hash, match_id, who.seat, who.caused_by, who.agent
+            runtime.access.issue_ticket,
+            ticket_hash,
+            match_id,
+            who.seat,
+            who.caused_by,
+            who.agent,
+            who.credential,
         )
         return TicketResponse(ticket)
