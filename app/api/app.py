@@ -13,6 +13,7 @@ from litestar import Litestar, get
 from litestar.di import Provide
 from litestar.openapi import OpenAPIConfig
 
+from app.api.caching import NoStoreForCredentials
 from app.api.controllers.analysis import AnalysisController
 from app.api.controllers.live import EventsController
 from app.api.controllers.matches import MatchesController
@@ -152,5 +153,5 @@ def create_app(
     )
     fixed_length_arrays(app.openapi_schema)  # built here, before it is first served
     document_limits(app.openapi_schema)
-    app.asgi_handler = Observed(with_edge(app.asgi_handler, settings, cors))
+    app.asgi_handler = Observed(with_edge(NoStoreForCredentials(app.asgi_handler), settings, cors))
     return app
