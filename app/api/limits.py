@@ -328,7 +328,12 @@ def rate_limit_headers(limit: int, reset: int, policy: str) -> dict[str, str]:
 
 
 def _is_feed(scope: Scope) -> bool:
-    return scope.get("method") == "GET" and _FEED_PATH.match(scope["path"]) is not None
+    return scope.get("method") == "GET" and is_feed_path(scope["path"])
+
+
+def is_feed_path(path: str) -> bool:
+    """True for the path of a match's live feed (``/matches/{id}/events``)."""
+    return _FEED_PATH.match(path) is not None
 
 
 def limit_middleware(limits: Limits, counters: AbuseCounters) -> list[DefineMiddleware]:
