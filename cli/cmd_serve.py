@@ -23,7 +23,7 @@ def _access_settings(
     An option given replaces its variable (``BASRA_CORS_ORIGINS``, ``BASRA_TRUSTED_PROXIES``);
     ``--rate-limit`` items apply over ``BASRA_RATE_LIMITS``'s.
     """
-    from app.api.client_address import parse_proxies
+    from app.api.client_address import parse_proxies, too_wide
     from app.api.settings import ApiSettings
 
     given = {
@@ -43,7 +43,15 @@ def _access_settings(
     origins = ", ".join(settings.cors_origins) or "none"
     proxies = ", ".join(settings.trusted_proxies) or "none"
     limits = settings.limits.describe()
-    return f"CORS origins: {origins}; trusted proxies: {proxies}; limits: {limits}"
+    summary = f"CORS origins: {origins}; trusted proxies: {proxies}; limits: {limits}"
+    wide = too_wide(parse_proxies(settings.trusted_proxies))
+    if wide:
+        summary += (
+            f"\nwarning: --trusted-proxy {', '.join(map(str, wide))} trusts every address:"
+            " any client can then choose the address its limits are counted under by sending"
+            " X-Forwarded-For; name your proxies' addresses instead"
+        )
+    return summary
 
 
 def _clock_settings(turn_seconds: int | None, waiting_minutes: float | None) -> str:

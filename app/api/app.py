@@ -13,6 +13,7 @@ from litestar import Litestar, get
 from litestar.di import Provide
 from litestar.openapi import OpenAPIConfig
 
+from app.api.caching import NoStoreForCredentials
 from app.api.controllers.analysis import AnalysisController
 from app.api.controllers.live import EventsController
 from app.api.controllers.matches import MatchesController
@@ -26,6 +27,7 @@ from app.api.controllers.verification import VerificationController
 from app.api.docs import COMPONENTS, errors, fixed_length_arrays
 from app.api.error_handlers import EXCEPTION_HANDLERS
 from app.api.errors import RateLimitedError
+from app.api.head import HeadAsGet
 from app.api.limits import (
     AbuseCounters,
     cors_config,
@@ -152,5 +154,7 @@ def create_app(
     )
     fixed_length_arrays(app.openapi_schema)  # built here, before it is first served
     document_limits(app.openapi_schema)
-    app.asgi_handler = Observed(with_edge(app.asgi_handler, settings, cors))
+    app.asgi_handler = Observed(
+        with_edge(HeadAsGet(NoStoreForCredentials(app.asgi_handler)), settings, cors)
+    )
     return app

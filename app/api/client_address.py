@@ -12,13 +12,10 @@ from __future__ import annotations
 
 import ipaddress
 from collections.abc import Iterable, Sequence
-from typing import Final, TypeAlias
+from typing import TypeAlias
 
 Network: TypeAlias = ipaddress.IPv4Network | ipaddress.IPv6Network
 """One trusted address or range."""
-
-MAX_ADDRESS_CHARS: Final = 64
-"""A forwarded value that is not an address is kept as a name, cut to this length."""
 
 
 def parse_proxies(values: Iterable[str]) -> tuple[Network, ...]:
@@ -85,9 +82,16 @@ def client_address(
     """The client's address: ``peer`` unless it is a trusted proxy (then what it forwarded for)."""
     if peer is None or not proxies or not _trusted(peer, proxies):
         return peer
-    chain = forwarded_chain(headers)
-    for entry in reversed(chain):
-        if not _trusted(entry, proxies):
-            address = _address(entry)
-            return address.compressed if address is not None else entry[:MAX_ADDRESS_CHARS]
-    return chain[0] if chain else peer  # every hop is a trusted proxy: the first one asked
+    # A forwarded value that is not an address (a name, "unknown", garbage) vouches for
+    # nothing: it is ignored, so no client can pick the key its limits are counted under.
+    chain = [address for address in map(_address, forwarded_chain(headers)) if address]
+    for address in reversed(chain):
+        if not any(address in network for network in proxies):
+            return address.compressed
+    return chain[0].compressed if chain else peer  # every hop trusted: the first one asked
+
+
+def too_wide(proxies: Sequence[Network]) -> list[Network]:
+    """The trusted ranges that take in every address of their kind (``0.0.0.0/0``, ``::/0``):
+    with one, any client can name its own address by sending ``X-Forwarded-For``."""
+    return [network for network in proxies if network.prefixlen == 0]

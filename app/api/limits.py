@@ -225,7 +225,7 @@ class AbuseCounters:
             self._feeds.pop(address, None)
 
 
-def _carries_token(scope: Scope) -> bool:
+def carries_credential(scope: Scope) -> bool:
     """The request presents a credential: a bearer header, a token or a ticket in the query
     (by the parameter's decoded name, as the routes read it)."""
     if any(k.lower() == b"authorization" for k, _ in scope["headers"]):
@@ -252,7 +252,7 @@ class AbuseGuard:
             return
         address = _peer(scope)
         counters = self.counters
-        if counters.limits.wrong_tokens is not None and _carries_token(scope):
+        if counters.limits.wrong_tokens is not None and carries_credential(scope):
             # A right token is served even while the address is locked out: issued tokens
             # carry 256 random bits, so a lockout only refuses further wrong ones (each 429,
             # still counted), and one bad client behind a shared address locks nobody out.
@@ -328,7 +328,12 @@ def rate_limit_headers(limit: int, reset: int, policy: str) -> dict[str, str]:
 
 
 def _is_feed(scope: Scope) -> bool:
-    return scope.get("method") == "GET" and _FEED_PATH.match(scope["path"]) is not None
+    return scope.get("method") == "GET" and is_feed_path(scope["path"])
+
+
+def is_feed_path(path: str) -> bool:
+    """True for the path of a match's live feed (``/matches/{id}/events``)."""
+    return _FEED_PATH.match(path) is not None
 
 
 def limit_middleware(limits: Limits, counters: AbuseCounters) -> list[DefineMiddleware]:

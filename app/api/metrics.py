@@ -45,7 +45,7 @@ import anyio
 import anyio.to_thread
 from litestar import Response, get
 from litestar.enums import ScopeType
-from litestar.types import ASGIApp, Message, Receive, Scope, Send
+from litestar.types import ASGIApp, Message, Receive, ReceiveMessage, Scope, Send
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
     REGISTRY,
@@ -283,6 +283,11 @@ def request_id_of(scope: Scope) -> str:
     return f"req-{secrets.token_hex(8)}"
 
 
+CLIENT_CLOSED: Final = 499
+"""The status a request is counted under when its client closed the connection before the
+request was whole (a body cut short): what it was, not a server error (nginx's 499)."""
+
+
 class Observed:
     """Outermost ASGI layer: a request id, the latency histogram, open feeds, a request line.
 
@@ -300,11 +305,21 @@ class Observed:
             return
         started = time.perf_counter()
         request_id = request_id_of(scope)
-        state = {"status": 0, "seconds": 0.0, "feed": False}
+        state = {"status": 0, "seconds": 0.0, "feed": False, "gone": False}
+
+        async def observed_receive() -> ReceiveMessage:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                state["gone"] = True  # the client left before its request was whole
+            return message
 
         async def observed_send(message: Message) -> None:
             if message["type"] == "http.response.start":
-                state["status"] = status = int(message["status"])
+                status = int(message["status"])
+                if status >= 500 and state["gone"]:
+                    # Not the server's fault: the client closed the connection mid-request.
+                    status = CLIENT_CLOSED
+                state["status"] = status
                 state["seconds"] = time.perf_counter() - started
                 route = scope.get("path_template") or "unmatched"
                 REQUEST_SECONDS.labels(scope.get("method", "?"), route, str(status)).observe(
@@ -323,7 +338,7 @@ class Observed:
             await send(message)
 
         try:
-            await self.app(scope, receive, observed_send)
+            await self.app(scope, observed_receive, observed_send)
         finally:
             if state["feed"]:
                 OPEN_FEEDS.dec()

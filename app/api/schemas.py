@@ -153,6 +153,18 @@ class TakeSeatRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_
     ] = ""
 
 
+class PlayerSeatRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """``POST /matches/{id}/seats/{seat}`` with a player token: the body is optional, and so is
+    each field (``{}`` is the same as no body); the player sits under their own name, so a
+    ``name`` sent is checked and not used."""
+
+    name: Name | None = None
+    client_seed: Annotated[
+        str,
+        msgspec.Meta(max_length=64, description="as for TakeSeatRequest"),
+    ] = ""
+
+
 class SeatTokenResponse(msgspec.Struct, frozen=True, kw_only=True):
     """A taken seat: the bearer token for every seat route (shown once, never stored)."""
 

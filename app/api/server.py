@@ -12,6 +12,7 @@ worker starts, so a fresh SQLite file or PostgreSQL schema is created by one pro
 
 from __future__ import annotations
 
+import errno
 import importlib.util
 import logging
 import multiprocessing
@@ -146,9 +147,21 @@ def listening_socket(host: str, port: int) -> socket.socket:
         sock.bind((host, port))
     except OSError as error:
         sock.close()
-        raise ServeError(f"cannot listen on {host}:{port}: {error.strerror}") from None
+        reason = "the port is taken" if error.errno == errno.EADDRINUSE else error.strerror
+        raise ServeError(f"cannot listen on {host}:{port}: {reason}") from None
     sock.set_inheritable(True)
     return sock
+
+
+def check_port(host: str, port: int) -> None:
+    """Refuse, in one line and before anything starts, a port another process listens on."""
+    probe = listening_socket(host, port)  # ServeError when it cannot be bound
+    try:
+        probe.listen(1)
+    except OSError as error:
+        raise ServeError(f"cannot listen on {host}:{port}: {error.strerror}") from None
+    finally:
+        probe.close()
 
 
 class FeedClosingServer(uvicorn.Server):
@@ -189,6 +202,7 @@ def serve_until_stopped(
 ) -> None:
     """Serve until interrupted; ``announce`` hears which store once it is ready."""
     check_options(options)
+    check_port(options.host, options.port)
     config = prepare_store(options)
     if announce is not None:
         announce(config)

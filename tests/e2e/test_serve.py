@@ -173,6 +173,27 @@ def test_several_workers_need_postgresql(tmp_path: Path) -> None:
     assert "PostgreSQL" in result.stderr and "Traceback" not in result.stderr
 
 
+@pytest.mark.parametrize("server", ["uvicorn", "granian"])
+def test_a_taken_port_is_refused_in_one_line_before_anything_starts(
+    tmp_path: Path, server: str
+) -> None:
+    # given a port another process listens on
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        command = [sys.executable, "-m", "cli.main", "serve", "--db", str(tmp_path / "x.db")]
+        command += ["--port", str(port), "--server", server]
+        # when basra serve is started on it
+        result = subprocess.run(command, capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    # then it fails, saying so in one line, with no banner and no start-up
+    assert result.returncode != 0
+    assert result.stderr.strip().count("\n") == 0, result.stderr
+    assert f"127.0.0.1:{port}" in result.stderr and "taken" in result.stderr
+    assert "startup complete" not in result.stderr.lower() and "basra API on" not in result.stderr
+    assert "Traceback" not in result.stderr
+
+
 def test_a_support_token_shorter_than_32_characters_is_refused_at_start(tmp_path: Path) -> None:
     # given a support token of 31 characters
     command = [sys.executable, "-m", "cli.main", "serve", "--db", str(tmp_path / "x.db")]

@@ -97,3 +97,34 @@ def test_json_request_lines_never_hold_a_token(tmp_path: Path) -> None:
     assert any(f"/matches/{match_id}/events?access_token=[redacted]" in p for p in paths)
     assert token not in text and token.rsplit(".", 1)[1] not in text
     assert SUPPORT not in text
+
+
+def test_a_client_that_leaves_mid_body_is_counted_as_client_closed_not_500(
+    tmp_path: Path,
+) -> None:
+    import socket
+    import time
+
+    with basra_serve(tmp_path, "--db", str(tmp_path / "cut.db")) as url, httpx.Client() as http:
+        host, port = url.removeprefix("http://").split(":")
+        # given a client that sends a play's headers and half its body, then hangs up
+        for _ in range(3):
+            with socket.create_connection((host, int(port))) as raw:
+                raw.sendall(
+                    b"POST /matches HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                    b'Content-Length: 400\r\n\r\n{"ruleset": "cla'
+                )
+                time.sleep(0.05)
+        time.sleep(0.5)
+        # when the server's metrics are read
+        families = text_string_to_metric_families(http.get(f"{url}/metrics").text)
+        statuses = {
+            sample.labels.get("status")
+            for family in families
+            if family.name == "basra_request_seconds"
+            for sample in family.samples
+            if sample.labels.get("route") == "/matches" and sample.labels.get("method") == "POST"
+        }
+    # then the cut requests are counted as 499 (client closed), never as a server error
+    assert "499" in statuses, statuses
+    assert not any(s and s.startswith("5") for s in statuses), statuses

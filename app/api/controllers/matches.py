@@ -17,6 +17,7 @@ from app.api.params import MatchIdPath, Runtime, SeatPath, seat_number
 from app.api.schemas import (
     CreateMatchRequest,
     MatchCreatedResponse,
+    PlayerSeatRequest,
     SeatTokenResponse,
     TakeSeatRequest,
 )
@@ -173,7 +174,7 @@ class MatchesController(Controller):
             player = await authenticate_player(runtime, authorization)
             client_seed = ""
             if (await request.body()).strip():
-                client_seed = (await read_body(request, TakeSeatRequest)).client_seed
+                client_seed = (await read_body(request, PlayerSeatRequest)).client_seed
             name, player_id = player.shown_name, player.player_id
         async with runtime.match_lock(match_id):
             # A rematch keeps a registered player's seat for that player: the rules refuse

@@ -49,7 +49,7 @@ class VerificationController(Controller):
     @post(
         "/",
         status_code=200,
-        responses=errors(400, 401, 403, 404, 422),
+        responses=errors(400, 401, 403, 404, 413, 422),
         operation_class=json_body(VerificationRequest),
     )
     async def verify_receipts(

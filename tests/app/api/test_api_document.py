@@ -120,3 +120,17 @@ def test_no_schema_uses_the_pre_3_1_tuple_form(document: dict[str, Any]) -> None
                 walk(value)
 
     walk(document)
+
+
+def test_every_route_that_reads_a_body_documents_its_413(document: dict[str, Any]) -> None:
+    # given every operation that declares a request body (a body over the size limit is 413)
+    with_bodies = [
+        (path, method, operation)
+        for path, item in document["paths"].items()
+        for method, operation in item.items()
+        if isinstance(operation, dict) and "requestBody" in operation
+    ]
+    assert any(path.endswith("/verification") for path, _, _ in with_bodies)
+    # then each documents the 413 in the one error shape
+    for path, method, operation in with_bodies:
+        assert "413" in operation["responses"], f"{method.upper()} {path}"

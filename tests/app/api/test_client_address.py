@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from app.api.client_address import client_address, forwarded_chain, parse_proxies
+from app.api.client_address import client_address, forwarded_chain, parse_proxies, too_wide
 
 PROXIES = parse_proxies(["10.0.0.0/8", "192.0.2.1", "2001:db8::/32"])
 
@@ -75,3 +75,35 @@ def test_what_a_client_writes_before_its_own_address_never_matters(
 
     # then the client is the address the first proxy saw
     assert found == str(client)
+
+
+@pytest.mark.parametrize(
+    "forwarded",
+    ["not-an-address", "unknown", "203.0.113.7, evil.example", "_hidden", "203.0.113.7, 999.1.1.1"],
+)
+def test_a_forwarded_value_that_is_not_an_address_is_ignored(forwarded: str) -> None:
+    # given a trusted proxy that forwarded a value which is not an address
+    proxies = parse_proxies(["10.0.0.1"])
+    # then the client is the right-most real address, or the proxy when there is none
+    found = client_address("10.0.0.1", xff(forwarded), proxies)
+    assert found in ("203.0.113.7", "10.0.0.1")
+    assert found is not None and ipaddress.ip_address(found)
+
+
+def test_trusting_every_address_is_told_apart() -> None:
+    # given trusted ranges, two of which take in every address
+    proxies = parse_proxies(["10.0.0.0/8", "0.0.0.0/0", "::/0"])
+    # then exactly those are the ones a server warns about
+    assert [str(n) for n in too_wide(proxies)] == ["0.0.0.0/0", "::/0"]
+
+
+def test_basra_serve_warns_when_a_trusted_proxy_trusts_every_address(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from cli.cmd_serve import _access_settings
+
+    for name in ("BASRA_TRUSTED_PROXIES", "BASRA_CORS_ORIGINS", "BASRA_RATE_LIMITS"):
+        monkeypatch.setenv(name, "")  # restored after the test: the options write them
+    summary = _access_settings([], ["0.0.0.0/0"], [])
+    assert "warning: --trusted-proxy 0.0.0.0/0 trusts every address" in summary
+    assert "warning" not in _access_settings([], ["10.0.0.1"], [])
