@@ -40,9 +40,9 @@ def _parse_time(at: str) -> datetime | None:
         return None
 
 
-RACE_WINDOW: Final = timedelta(seconds=5)
+RACE_WINDOW: Final = timedelta(seconds=1)
 """How far back a record time inside an intact chain may fall and still be the known race fault
-(a play decided again after losing a race took well under a second); farther is a divergence."""
+(the steps back measured were at most a few milliseconds); farther is a divergence."""
 
 
 class TimeInversion(msgspec.Struct, frozen=True, kw_only=True):

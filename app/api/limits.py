@@ -43,6 +43,18 @@ from app.api.errors import ErrorBody, ErrorDetail, RateLimitedError
 from app.api.limits_config import SECONDS, Limits, Rate
 from app.api.logs import CREDENTIAL_PARAMETERS
 from app.api.settings import ApiSettings
+from app.api.tokens import (
+    AGENT_PREFIX,
+    PLAYER_PREFIX,
+    SEAT_PREFIX,
+    TICKET_PREFIX,
+    bearer,
+    normalised_token,
+    read_claim,
+)
+
+ISSUED_PREFIXES: Final = (SEAT_PREFIX, PLAYER_PREFIX, AGENT_PREFIX, TICKET_PREFIX)
+"""How the tokens this server issues begin (seat tokens from before prefixes: read_claim)."""
 
 ALLOW_HEADERS: Final = ("Authorization", "Content-Type", "Idempotency-Key", "Last-Event-ID")
 """The request headers a browser may send from an allowed origin."""
@@ -225,6 +237,30 @@ class AbuseCounters:
             self._feeds.pop(address, None)
 
 
+def _presented(scope: Scope) -> list[str]:
+    """Every credential the request presents, normalised: the bearer token, and the values of
+    ``access_token`` and ``ticket`` by their decoded names."""
+    found = [
+        bearer(v.decode("latin-1")) or ""
+        for k, v in scope["headers"]
+        if k.lower() == b"authorization"
+    ]
+    query = scope.get("query_string", b"").decode("latin-1")
+    for pair in re.split(r"[&;]", query):
+        name, _, value = pair.partition("=")
+        if unquote_plus(name).strip() in CREDENTIAL_PARAMETERS:
+            found.append(normalised_token(unquote_plus(value)) or "")
+    return found
+
+
+def _issued_shape(scope: Scope) -> bool:
+    """True when every credential presented is shaped like a token this server issues."""
+    presented = _presented(scope)
+    return bool(presented) and all(
+        token.startswith(ISSUED_PREFIXES) or read_claim(token) is not None for token in presented
+    )
+
+
 def carries_credential(scope: Scope) -> bool:
     """The request presents a credential: a bearer header, a token or a ticket in the query
     (by the parameter's decoded name, as the routes read it)."""
@@ -253,9 +289,18 @@ class AbuseGuard:
         address = _peer(scope)
         counters = self.counters
         if counters.limits.wrong_tokens is not None and carries_credential(scope):
-            # A right token is served even while the address is locked out: issued tokens
-            # carry 256 random bits, so a lockout only refuses further wrong ones (each 429,
-            # still counted), and one bad client behind a shared address locks nobody out.
+            # A right issued token is served even while the address is locked out: issued
+            # tokens carry 256 random bits, so a lockout only refuses further wrong ones (each
+            # 429, still counted), and one bad client behind a shared address locks nobody
+            # out. Anything not shaped like an issued token (the operator's support token, of
+            # a strength the server does not choose, or a guess at it) is refused unread.
+            wait = counters.locked_for(address)
+            if wait is not None and not _issued_shape(scope):
+                raise RateLimitedError(
+                    f"too many wrong tokens from this address; retry in {wait} s",
+                    wait,
+                    self._lockout_headers(wait),
+                )
             send = self._counting_refusals(send, address)
         if counters.limits.feeds is None or not _is_feed(scope):
             await self.app(scope, receive, send)
@@ -293,6 +338,12 @@ class AbuseGuard:
             await send(message)
 
         return counting
+
+    def _lockout_headers(self, wait: int) -> dict[str, str]:
+        """The ``RateLimit-*`` headers of the ``wrong_tokens`` limit, nothing left."""
+        rate = self.counters.limits.wrong_tokens
+        assert rate is not None
+        return rate_limit_headers(rate.count, wait, f"{rate.count}; w={SECONDS[rate.unit]}")
 
     def _locked_out(self, wait: int) -> list[Message]:
         """The 429 a wrong token gets from a locked-out address, as ASGI messages."""

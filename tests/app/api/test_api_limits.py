@@ -362,3 +362,27 @@ def test_every_operation_documents_429_with_retry_after(api_service: MatchServic
         refused = operation["responses"].get("429")
         assert refused is not None, (path, method)
         assert "Retry-After" in refused["headers"], (path, method)
+
+
+def test_during_a_lockout_the_support_token_is_refused_unread_and_an_agent_is_served(
+    api_service: MatchService,
+) -> None:
+    from app.api.tokens import AGENT_PREFIX, issue_prefixed
+    from app.service.access import AccessService
+
+    agent, agent_hash = issue_prefixed(AGENT_PREFIX)
+    AccessService(api_service.store).add_agent("nadia", agent_hash)
+    limits = Limits(wrong_tokens=Rate(2, "minute"))
+    with client_of(api_service, settings(limits=limits)) as client:
+        match_id = client.post("/matches", json=NEW_MATCH).json()["match_id"]
+        # given an address locked out by wrong guesses
+        for n in range(2):
+            client.get(f"/matches/{match_id}/view", headers=bearer(f"guess-{n}"))
+        # when the operator's support token (of a strength the server does not choose) and a
+        # named agent's issued token come from it
+        support = client.get(f"/matches/{match_id}/view", headers=bearer(SUPPORT_TOKEN))
+        named = client.get(f"/matches/{match_id}/view", headers=bearer(agent))
+    # then the support token is refused like any guess (right or wrong cannot be told apart),
+    # and the issued agent token is served
+    assert_rate_limited(support)
+    assert named.status_code == 200
