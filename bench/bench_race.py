@@ -111,6 +111,19 @@ def race_one(urls: tuple[str, str], target: int) -> MatchRace:
     )
 
 
+def verify_here(database_url: str, match_ids: list[str]) -> tuple[int, int]:
+    """(matches ok, of those with inverted times) as this checkout's verify reads them."""
+    from app.service import MatchService
+    from replays.verification import verify_stream
+
+    service = MatchService.open(database_url=database_url)
+    try:
+        results = [verify_stream(m, service.events(m)) for m in match_ids]
+    finally:
+        service.close()
+    return sum(r.ok for r in results), sum(1 for r in results if r.ok and r.inverted_times)
+
+
 def main(argv: list[str] | None = None) -> None:
     """Serve two processes, race the matches, print the figures."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -120,6 +133,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--target", type=int, default=1, help="each match's target (1: a round)")
     parser.add_argument("--before", type=Path, help="serve this checkout instead (PYTHONPATH)")
     parser.add_argument("--json", type=Path, help="also write every match's figures here")
+    parser.add_argument(
+        "--verify-here",
+        action="store_true",
+        help="also verify every stored match with this checkout's verify (with --before: how the"
+        " matches the code before stored read today)",
+    )
     args = parser.parse_args(argv)
 
     settings = settings_for(args.postgres, new_schema())
@@ -140,6 +159,8 @@ def main(argv: list[str] | None = None) -> None:
                     races.append(future.result())
                     if done % 20 == 0 or done == args.matches:
                         say(f"{done}/{args.matches} matches raced")
+        if args.verify_here:
+            here = verify_here(url, [r["match_id"] for r in races])
     finally:
         drop_schema(settings)
     elapsed = time.perf_counter() - started
@@ -158,6 +179,11 @@ def main(argv: list[str] | None = None) -> None:
     failing = [r for r in races if not r["ok"]]
     for race in failing[:5]:
         print(f"  {race['match_id']}: {race['divergence']}")
+    if args.verify_here:
+        print(
+            f"verified by this checkout: {here[0]} of {len(races)} ok,"
+            f" {here[1]} of them with a record time stepping back inside an intact chain"
+        )
     if args.json is not None:
         args.json.write_text(json.dumps(races, indent=1))
     sys.exit(0)
