@@ -7,11 +7,15 @@ loses decides again on the stream the winner moved on; it keeps its arrival for 
 
 from __future__ import annotations
 
+import contextlib
+
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from app.errors import ConflictError
 from app.service import MatchService
-from domain.errors import TurnExpiredError
+from domain.errors import RulesRefusalError, TurnExpiredError
 from domain.fairness import secret_from_text_seed
 from domain.times import utc_micros, utc_text
 from replays.verification import verify_stream
@@ -138,3 +142,46 @@ def test_a_stale_seq_whose_turn_had_not_run_out_is_still_a_conflict(
     # then it is a conflict: the seat had not run out, the client is only behind
     with pytest.raises(ConflictError):
         service.play_card(match_id, 0, named.hands[0][1], expected_seq=named.events)
+
+
+@settings(
+    max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    moves=st.lists(
+        st.tuples(st.booleans(), st.integers(-5_000, 5_000), st.integers(0, 3)),
+        min_size=1,
+        max_size=30,
+    )
+)
+def test_any_interleaving_of_two_processes_with_skewed_clocks_keeps_times_in_order(
+    tmp_path_factory: pytest.TempPathFactory, moves: list[tuple[bool, int, int]]
+) -> None:
+    # given two processes on one SQLite file, each with its own clock and its own cached states
+    db = tmp_path_factory.mktemp("interleaved") / "basra.db"
+    first, second = MatchService.open(db), MatchService.open(db)
+    try:
+        match_id = _clocked_table(first, "m-any", turn_seconds=600)
+        now = T0
+        for on_second, skew, pick in moves:
+            # when either process plays at its own reading of the clock (up to 5 s off), from
+            # whatever state it holds, any card of the hand
+            service = second if on_second else first
+            now += 700
+            service.clock = lambda at=now + skew: _at(at)
+            state = service.cache.get(match_id) or service.load(match_id)  # maybe stale
+            if state.status != "playing" or state.turn != 0:
+                break
+            hand = state.hands[0]
+            # a card from a stale hand may be refused (already played): nothing is stored
+            with contextlib.suppress(RulesRefusalError):
+                service.play_card(match_id, 0, hand[pick % len(hand)], caused_by="seat:0/token:t0")
+        # then the stream's record times never go backwards, and the match verifies clean
+        ats = _ats(first, match_id)
+        assert ats == sorted(ats)
+        result = verify_stream(match_id, first.events(match_id))
+        assert result.ok, result.divergence
+        assert result.inverted_times == ()
+    finally:
+        first.close()
+        second.close()
