@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Final, Literal
 
 from app.errors import ConflictError, MatchNotFoundError
-from app.service.match_service import MatchService, epoch_ms
+from app.service.match_service import MatchService
 from app.store.decoding import TOPICS
 from app.store.match_store import LogEntry
 from domain.errors import (
@@ -75,7 +75,9 @@ def due_of(
         due = deadline_ms(state.deadline)
         return Due(due, match_id, "turn", state.turn, state.deadline)
     if state.status == "waiting" and created_at is not None and waiting_ms is not None:
-        return Due(epoch_ms(created_at) + waiting_ms, match_id, "waiting")
+        # Rounded up to the next whole millisecond, as a turn's deadline is: a table is never
+        # closed a fraction of a millisecond before its full waiting time.
+        return Due(deadline_ms(created_at) + waiting_ms, match_id, "waiting")
     return None
 
 
