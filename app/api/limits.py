@@ -264,14 +264,7 @@ def _issued_shape(scope: Scope) -> bool:
 def carries_credential(scope: Scope) -> bool:
     """The request presents a credential: a bearer header, a token or a ticket in the query
     (by the parameter's decoded name, as the routes read it)."""
-    if any(k.lower() == b"authorization" for k, _ in scope["headers"]):
-        return True
-    query = scope.get("query_string", b"").decode("latin-1")
-    return any(
-        unquote_plus(pair.partition("=")[0]).strip() in CREDENTIAL_PARAMETERS
-        for pair in re.split(r"[&;]", query)
-        if pair
-    )
+    return bool(_presented(scope))
 
 
 class AbuseGuard:
@@ -358,7 +351,7 @@ class AbuseGuard:
             )
         )
         headers = {"content-type": "application/json", "retry-after": str(wait)}
-        headers |= rate_limit_headers(rate.count, wait, f"{rate.count}; w={SECONDS[rate.unit]}")
+        headers |= self._lockout_headers(wait)
         start: Message = {
             "type": "http.response.start",
             "status": 429,
