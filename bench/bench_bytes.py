@@ -72,13 +72,13 @@ def record(service: MatchService, count: int) -> tuple[list[str], list[float], i
     ids = []
     try:
         for number in range(count):
-            match_id, _ = service.create_match(
+            match_id = service.create_match(
                 ruleset="classic",
                 seats=2,
                 bots=(0, 1),
                 secret=secret_from_text_seed(f"bytes-{number}"),
                 caused_by="server",
-            )
+            ).match_id
             ids.append(match_id)
             if number and number % 1000 == 0:
                 say(f"  {number} matches recorded")

@@ -126,7 +126,7 @@ def seed_tables(service: MatchService, matches: int, at_ms: int) -> list[Seeded]
 
 def seed_one(service: MatchService) -> Seeded:
     """One table recorded with both seats taken."""
-    match_id, _ = service.create_match(ruleset="classic", seats=2)
+    match_id = service.create_match(ruleset="classic", seats=2).match_id
     tokens = []
     for seat in (0, 1):
         issued = issue_token(match_id, seat)

@@ -86,12 +86,12 @@ class Player:
         self.latencies: list[float] = []
 
     def _new_match(self) -> None:
-        self.match_id, _ = self.service.create_match(
+        self.match_id = self.service.create_match(
             ruleset="classic",
             seats=2,
             bots=(1,),
             secret=secret_from_text_seed(f"growth/{self.seed}/{self.matches}"),
-        )
+        ).match_id
         self.matches += 1
         self.service.take_seat(self.match_id, 0, "bench", token_id="t0")
 

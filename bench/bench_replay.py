@@ -60,7 +60,7 @@ def fill(db: Path, url: str | None, matches: int) -> tuple[str, int, list[str]]:
         for k in range(matches):
             ruleset = RULESETS[k % len(RULESETS)]
             seats = 2 if k % 2 == 0 else 4
-            match_id, recorded = service.create_match(
+            created = service.create_match(
                 ruleset=ruleset,
                 seats=seats,
                 bots=tuple(range(seats)),
@@ -68,6 +68,7 @@ def fill(db: Path, url: str | None, matches: int) -> tuple[str, int, list[str]]:
                 secret=secret_from_text_seed(f"bench-replay/{k}"),
                 match_id=f"bench-{k:04d}",
             )
+            match_id, recorded = created.match_id, created.events
             ids.append(match_id)
             length = len(recorded)
             if length >= TARGET_EVENTS and (best is None or length - TARGET_EVENTS < best[0]):

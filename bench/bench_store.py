@@ -139,9 +139,9 @@ def service_plays(service: MatchService, matches: int, n: int) -> float:
 
 def new_people_match(service: MatchService, k: int) -> str:
     """A classic match with two people seated (no bots), round 1 dealt."""
-    match_id, _ = service.create_match(
+    match_id = service.create_match(
         ruleset="classic", seats=2, secret=secret_from_text_seed(f"people/{k}")
-    )
+    ).match_id
     service.take_seat(match_id, 0, "ann", token_id="t0")
     service.take_seat(match_id, 1, "bob", token_id="t1")
     return match_id
@@ -186,13 +186,14 @@ def appends(folder: Path, modes: list[str], plays: int, repeats: int) -> None:
 def long_match(service: MatchService) -> str:
     """A bot match of 300+ events, recorded through the service."""
     for k in range(50):
-        match_id, recorded = service.create_match(
+        created = service.create_match(
             ruleset="classic",
             seats=2,
             target=300,
             bots=(0, 1),
             secret=secret_from_text_seed(f"long/{k}"),
         )
+        match_id, recorded = created.match_id, created.events
         if len(recorded) >= 300:
             return match_id
     raise RuntimeError("no match of 300 events in 50 tries")

@@ -21,7 +21,7 @@ from dataclasses import replace
 from typing import Any
 
 from app.service import MatchService
-from app.service.deadlines import Due, Looked, Outcome, due_of, fire_many, look_up, open_matches
+from app.service.deadlines import Due, Fired, Looked, due_of, fire_many, look_up, open_matches
 from app.service.match_service import epoch_ms
 from domain.events import MatchCreated
 from domain.recorded import RecordedEvent
@@ -249,11 +249,11 @@ class TurnClock:
             return
         gate = asyncio.Semaphore(FIRE_AT_ONCE)
 
-        async def batch(entries: list[Due]) -> list[Outcome]:
+        async def batch(entries: list[Due]) -> list[Fired]:
             async with gate, contextlib.AsyncExitStack() as held:
                 for entry in entries:  # one lock per match; a batch never holds a match twice
                     await held.enter_async_context(self._lock_for(entry.match_id))
-                outcomes: list[Outcome] = await self._call(fire_many, self.service, entries)
+                outcomes: list[Fired] = await self._call(fire_many, self.service, entries)
                 return outcomes
 
         batches = [due[k : k + FIRE_BATCH] for k in range(0, len(due), FIRE_BATCH)]
@@ -267,7 +267,7 @@ class TurnClock:
             for entry, outcome in zip(entries, answer, strict=True):
                 self._after_fire(entry, outcome)
 
-    def _after_fire(self, entry: Due, outcome: Outcome) -> None:
+    def _after_fire(self, entry: Due, outcome: Fired) -> None:
         if outcome == "fired":
             self.fired += 1
         if outcome == "early":

@@ -22,14 +22,13 @@ What is measured:
 - ``basra_clock_expiry_lateness_seconds``: how long after a turn's deadline (R25) the clock's
   ``turn_expired`` was recorded.
 
-The service and its store are timed by wrapping the methods of those two objects when the app
-starts (``instrument``), so neither layer knows of Prometheus.
+The metrics observe the service's command outcomes and its store's timed calls (``instrument``
+registers the two observers when the app starts), so neither layer knows of Prometheus.
 """
 
 from __future__ import annotations
 
 import contextlib
-import functools
 import logging
 import os
 import re
@@ -37,7 +36,7 @@ import secrets
 import shutil
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Final
 
@@ -61,6 +60,8 @@ from app.api.params import Runtime
 from app.api.table_ops import read_models
 from app.service import MatchService
 from app.service.match_service import epoch_ms
+from app.service.outcome import Outcome
+from domain.commands import ExpireTurn
 
 log = logging.getLogger("basra.api.requests")
 # Request lines only where they are asked for (``--log-format json`` sets this logger to INFO);
@@ -110,23 +111,8 @@ EXPIRY_LATENESS: Final = Histogram(
     buckets=LATENESS_BUCKETS,
 )
 
-COMMAND_KINDS: Final = {
-    "create_match": "create",
-    "take_seat": "seat",
-    "play_card": "play",
-    "leave": "leave",
-    "expire_turn": "expire",
-    "abandon_table": "abandon",
-    "record_rematch": "rematch",
-    "append_imported": "import",
-}
-"""The service's commands, by method, and the ``kind`` each is counted under."""
-
-STORE_OPERATIONS: Final = ("append", "read")
-"""The store calls timed (a command's append, a load's read of the newer events)."""
-
 _MARK: Final = "_basra_metrics"
-"""Set on an object once its methods are wrapped, so a second app over it wraps nothing."""
+"""Set on a service once it is observed, so a second app over it counts nothing twice."""
 
 _REQUEST_ID: Final = re.compile(r"^[\w.:-]{1,64}$")
 """An ``X-Request-ID`` from a proxy is kept when it looks like one, else a fresh one is made."""
@@ -135,80 +121,27 @@ FEED_ROUTE: Final = "/matches/{match_id}/events"
 """The live feed's route template (counted in ``basra_open_feeds`` while it streams)."""
 
 
-def _outcome(error: BaseException) -> str:
-    code = getattr(error, "code", None)
-    return code if isinstance(code, str) else "error"
+def observe_outcome(outcome: Outcome) -> None:
+    """Count one command by kind and outcome; an expiry's lateness past its deadline (R25)."""
+    COMMANDS.labels(outcome.kind, outcome.code).inc()
+    command = outcome.command
+    if isinstance(command, ExpireTurn) and outcome.recorded:
+        late_ms = epoch_ms(outcome.recorded[0].at) - epoch_ms(command.deadline)
+        EXPIRY_LATENESS.observe(max(0, late_ms) / 1000)
 
 
-def _counted(kind: str, method: Callable[..., Any]) -> Callable[..., Any]:
-    @functools.wraps(method)
-    def call(*args: Any, **kwargs: Any) -> Any:
-        try:
-            result = method(*args, **kwargs)
-        except BaseException as error:
-            COMMANDS.labels(kind, _outcome(error)).inc()
-            raise
-        COMMANDS.labels(kind, "ok").inc()
-        if kind == "expire":
-            _observe_lateness(kwargs.get("deadline", args[2] if len(args) > 2 else None), result)
-        return result
-
-    return call
-
-
-def _counted_expiries(method: Callable[..., Any]) -> Callable[..., Any]:
-    """``expire_turns``: each (match id, seat, deadline) counted as its own ``expire``."""
-
-    @functools.wraps(method)
-    def call(due: Any, *args: Any, **kwargs: Any) -> Any:
-        results = method(due, *args, **kwargs)
-        for (_, _, deadline), result in zip(due, results, strict=True):
-            if isinstance(result, BaseException):
-                COMMANDS.labels("expire", _outcome(result)).inc()
-            else:
-                COMMANDS.labels("expire", "ok").inc()
-                _observe_lateness(deadline, result)
-        return results
-
-    return call
-
-
-def _observe_lateness(deadline: object, result: Any) -> None:
-    """An expiry of the turn that ran out at ``deadline`` stored ``result``, recorded at one
-    ``at``."""
-    at = getattr(result[0], "at", None) if result else None
-    if isinstance(deadline, str) and isinstance(at, str):
-        EXPIRY_LATENESS.observe(max(0, epoch_ms(at) - epoch_ms(deadline)) / 1000)
-
-
-def _timed(operation: str, method: Callable[..., Any]) -> Callable[..., Any]:
-    timer = STORE_SECONDS.labels(operation)
-
-    @functools.wraps(method)
-    def call(*args: Any, **kwargs: Any) -> Any:
-        started = time.perf_counter()
-        try:
-            return method(*args, **kwargs)
-        finally:
-            timer.observe(time.perf_counter() - started)
-
-    return call
+def observe_store_call(operation: str, seconds: float) -> None:
+    """Time one event-store call (``append`` or ``read``)."""
+    STORE_SECONDS.labels(operation).observe(seconds)
 
 
 def instrument(service: MatchService) -> None:
-    """Count ``service``'s commands and time its store's calls (once per object)."""
-    if not getattr(service, _MARK, False):
-        for name, kind in COMMAND_KINDS.items():
-            setattr(service, name, _counted(kind, getattr(service, name)))
-        # the clock's expiries due together, one store call for many matches
-        service.expire_turns = _counted_expiries(service.expire_turns)  # type: ignore[method-assign]
-        setattr(service, _MARK, True)
-    store = service.store
-    if not getattr(store, _MARK, False):
-        for operation in STORE_OPERATIONS:
-            setattr(store, operation, _timed(operation, getattr(store, operation)))
-        store.append_many = _timed("append", store.append_many)  # type: ignore[method-assign]
-        setattr(store, _MARK, True)
+    """Count ``service``'s commands and time its store's calls (once per service)."""
+    if getattr(service, _MARK, False):
+        return
+    service.add_observer(observe_outcome)
+    service.store.time_calls(observe_store_call)
+    setattr(service, _MARK, True)
 
 
 def registry() -> CollectorRegistry:

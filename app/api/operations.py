@@ -12,7 +12,6 @@ from __future__ import annotations
 import hashlib
 import secrets
 from collections.abc import Callable, Mapping, Sequence
-from typing import assert_never
 
 import msgspec
 
@@ -21,7 +20,6 @@ from app.api.errors import IdempotencyKeyReusedError, MissingTokenError
 from app.api.facts import (
     IDEMPOTENT_PREFIX,
     FactsCache,
-    MatchFacts,
     RequestRecord,
     request_scope,
 )
@@ -34,24 +32,15 @@ from app.api.schemas import (
 )
 from app.api.table_schemas import SeatViewResponse
 from app.api.tokens import issue_token
-from app.errors import ConflictError
 from app.service import MatchService
 from app.service.players import PlayerService
 from domain.cards import parse_card
-from domain.errors import CardNotInHandError, MatchEndedError, NotYourTurnError
+from domain.errors import MatchEndedError
 from domain.events import (
     CardPlayed,
-    CardsDealt,
-    FloorDealt,
-    MatchCreated,
     MatchEnded,
-    RematchCreated,
-    RoundScored,
-    RoundStarted,
     SeatTaken,
-    tagged,
 )
-from domain.evolve import fold
 from domain.fairness import secret_from_text_seed
 from domain.players import resolve_names
 from domain.recorded import RecordedEvent, event_line
@@ -60,9 +49,6 @@ from domain.state import MatchState
 from domain.views import SeatView, SupportView, TableView, preview_play, seat_view, support_view
 from domain.views import table_view as public_view
 from replays.replay_file import write_replay
-
-CONFLICT_RETRIES = 3
-"""How often a play without ``seq`` is decided again after losing a race to another process."""
 
 
 def new_request_id() -> str:
@@ -87,33 +73,6 @@ def event_lines(recorded: Sequence[RecordedEvent], viewer: int) -> list[msgspec.
     return [msgspec.Raw(event_line(r, viewer, revealed)) for r in recorded]
 
 
-def status_after(recorded: Sequence[RecordedEvent], before: str = "waiting") -> str:
-    """The match's status after a command's ``recorded`` events, from the events themselves.
-
-    A table deals its first round when its last seat is taken, and ends with ``match_ended``.
-    """
-    status = before
-    for item in recorded:
-        match tagged(item.event):
-            case MatchEnded():
-                return "ended"
-            case RoundStarted():
-                status = "playing"
-            case (
-                MatchCreated()
-                | SeatTaken()
-                | CardsDealt()
-                | FloorDealt()
-                | CardPlayed()
-                | RoundScored()
-                | RematchCreated()
-            ):
-                pass  # the status changes only when a round starts or the match ends
-            case unreachable:
-                assert_never(unreachable)
-    return status
-
-
 def create_match(
     service: MatchService,
     *,
@@ -135,7 +94,7 @@ def create_match(
     Without ``turn_seconds`` the server's turn time applies (``basra serve --turn-seconds``).
     """
     secret = secret_from_text_seed(seed) if seed is not None else None
-    match_id, recorded = service.create_match(
+    outcome = service.create_match(
         ruleset=ruleset,
         seats=seats,
         target=target,
@@ -150,27 +109,27 @@ def create_match(
         private=private,
         spectators=spectators,
     )
-    created = recorded[0].event
-    if not isinstance(created, MatchCreated):
+    after = outcome.after
+    setup = after.setup
+    if setup is None:
         # Not a refusal: the service broke its own promise, a fault of the server (500).
-        raise TypeError("the first event of a new match is not match_created")
-    status = status_after(recorded)
+        raise TypeError("a new match has no setup")
     # Nobody has sat down yet: every seat that is not a bot's is open while the table waits.
-    waiting = status == "waiting"
+    waiting = after.status == "waiting"
     return MatchCreatedResponse(
-        match_id=match_id,
-        ruleset=created.ruleset,
-        seats=created.seats,
-        target=created.target,
-        bots=created.bots,
-        bot_kind=created.bot_kind,
-        status=status,
-        open_seats=tuple(s for s in range(created.seats) if waiting and s not in created.bots),
-        commitment=created.commitment,
-        seq=recorded[-1].seq,
-        turn_seconds=created.turn_seconds if isinstance(created.turn_seconds, int) else None,
-        private=created.private is True,
-        spectators=created.spectators is not False,
+        match_id=outcome.match_id,
+        ruleset=setup.ruleset,
+        seats=setup.seats,
+        target=setup.target,
+        bots=setup.bots,
+        bot_kind=setup.bot_kind,
+        status=after.status,
+        open_seats=tuple(s for s in range(setup.seats) if waiting and s not in setup.bots),
+        commitment=setup.commitment,
+        seq=outcome.seq,
+        turn_seconds=setup.turn_seconds,
+        private=setup.private,
+        spectators=setup.spectators,
     )
 
 
@@ -186,7 +145,7 @@ def take_seat(
     """Seat a person (a registered player when ``player_id`` is given) and give them the seat's
     bearer token; only its hash is stored. ``client_seed`` enters the deal (docs/fairness.md)."""
     issued = issue_token(match_id, seat)
-    recorded = service.take_seat(
+    outcome = service.take_seat(
         match_id,
         seat,
         name,
@@ -197,17 +156,14 @@ def take_seat(
         player_id=player_id,
         client_seed=client_seed,
     )
-    taken = recorded[0].event
-    if not isinstance(taken, SeatTaken):
-        raise TypeError("the first event of taking a seat is not seat_taken")
     return SeatTokenResponse(
         match_id=match_id,
         seat=seat,
-        name=taken.name,
+        name=outcome.after.names[seat] or name,
         token=issued.token,
         token_id=issued.token_id,
-        status=status_after(recorded),
-        seq=recorded[-1].seq,
+        status=outcome.after.status,
+        seq=outcome.seq,
     )
 
 
@@ -266,49 +222,31 @@ def play(
 ) -> PlayResponse:
     """Play a card (then the bots' replies); a retried idempotent play returns the first result.
 
-    An earlier play with the same key is looked for in this process's facts first. Without
-    ``seq`` the store is read too, since a card can come back in a later round's hand; with
-    ``seq`` a repeat can never be applied again (the stream has moved past it), so the store is
-    read only if the play is refused.
+    A play sent with an ``Idempotency-Key`` carries a check the service runs on the very state
+    it decides the play on, before anything else (``_key_unused``): a key already used there
+    answers with the first result, so the check and the append are one optimistic step, and a
+    repeat is recognised however the stream moved on since (docs/api.md, "Idempotent plays").
     """
     card = parse_card(card_text)
-    # R25: the play is judged at its arrival, however often it is decided again below.
-    arrived = service.clock()
     guard: Callable[[MatchState], None] | None = None
     if idempotency_key is None:
         request_id = new_request_id()
     else:
         request_id = idempotent_request_id(match_id, seat, idempotency_key, card, expected_seq)
-        first = _earlier(facts, match_id, request_id, fresh=expected_seq is None)
-        if first is not None:
-            return _replayed(service, match_id, seat, first)
         guard = _key_unused(facts, match_id, request_id)
-    for attempt in range(CONFLICT_RETRIES):
-        try:
-            recorded = service.play_card(
-                match_id,
-                seat,
-                card,
-                expected_seq=expected_seq,
-                caused_by=caused_by,
-                request_id=request_id,
-                arrived=arrived,
-                guard=guard,
-            )
-            break
-        except _KeyAlreadyUsed as used:
-            return _replayed(service, match_id, seat, used.record)
-        except (ConflictError, NotYourTurnError, CardNotInHandError, MatchEndedError):
-            if idempotency_key is not None:
-                # Another process may have applied this very request meanwhile.
-                first = _earlier(facts, match_id, request_id, fresh=True)
-                if first is not None:
-                    return _replayed(service, match_id, seat, first)
-            if expected_seq is not None or attempt == CONFLICT_RETRIES - 1:
-                raise
-            # A stale writer lost without a ``seq`` from the client: decide again on the new state
-            # (which refuses it precisely if the play no longer makes sense).
-    return _result(service, match_id, seat, recorded)
+    try:
+        outcome = service.play_card(
+            match_id,
+            seat,
+            card,
+            expected_seq=expected_seq,
+            caused_by=caused_by,
+            request_id=request_id,
+            guard=guard,
+        )
+    except _KeyAlreadyUsed as used:
+        return _replayed(service, match_id, seat, used.record)
+    return _result(service, match_id, seat, outcome.events, outcome.after)
 
 
 class _KeyAlreadyUsed(Exception):
@@ -330,87 +268,65 @@ def _key_unused(facts: FactsCache, match_id: str, request_id: str) -> Callable[[
     """
 
     def check(before: MatchState) -> None:
-        first = _earlier_in(facts.get(match_id, known_seq=before.events), request_id)
-        if first is not None:
-            raise _KeyAlreadyUsed(first)
+        record = facts.get(match_id, known_seq=before.events).requests.get(
+            request_scope(request_id)
+        )
+        if record is None:
+            return
+        if record.request_id != request_id:
+            raise IdempotencyKeyReusedError(
+                "this Idempotency-Key was already used with a different body"
+            )
+        raise _KeyAlreadyUsed(record)
 
     return check
-
-
-def _earlier(
-    facts: FactsCache, match_id: str, request_id: str, *, fresh: bool
-) -> RequestRecord | None:
-    """The record of an earlier play with the same key, or None; 422 if its body differed."""
-    match_facts = facts.refresh(match_id) if fresh else facts.cached(match_id)
-    if match_facts is None:
-        match_facts = facts.get(match_id)
-    return _earlier_in(match_facts, request_id)
-
-
-def _earlier_in(match_facts: MatchFacts, request_id: str) -> RequestRecord | None:
-    """The record of a play with ``request_id``'s key in ``match_facts``; 422 if its body
-    differed."""
-    record = match_facts.requests.get(request_scope(request_id))
-    if record is None:
-        return None
-    if record.request_id != request_id:
-        raise IdempotencyKeyReusedError(
-            "this Idempotency-Key was already used with a different body"
-        )
-    return record
 
 
 def _replayed(
     service: MatchService, match_id: str, seat: int, record: RequestRecord
 ) -> PlayResponse:
-    """The first result of an idempotent play, rebuilt from the events it appended."""
+    """The first result of an idempotent play, from the events it appended."""
     recorded = service.events(match_id, record.first_seq - 1)
     recorded = [r for r in recorded if r.seq <= record.last_seq]
-    return _result(service, match_id, seat, recorded)
+    return _result(service, match_id, seat, recorded, service.state_at(match_id, record.last_seq))
 
 
 def _result(
-    service: MatchService, match_id: str, seat: int, recorded: list[RecordedEvent]
+    service: MatchService,
+    match_id: str,
+    seat: int,
+    recorded: list[RecordedEvent],
+    after: MatchState,
 ) -> PlayResponse:
+    """A play's answer: what it took, its events as ``seat`` sees them, and the seat's view
+    right after them (``after``), with its live turn and the receipt chain of its last seq."""
     played = recorded[0].event
     if not isinstance(played, CardPlayed):
         # Not a refusal: the stream itself is wrong, a fault of the server (500).
         raise TypeError("the first event of a play is not card_played")
-    last = recorded[-1].seq
+    view = seat_view(after, seat)
     return PlayResponse(
         match_id=match_id,
         seat=seat,
         card=played.card,
         captured=played.captured,
         basra=played.basra,
-        seq=last,
+        seq=recorded[-1].seq,
         events=event_lines(recorded, seat),
-        view=_seat_view_at(service, match_id, seat, last, recorded[-1].chain),
+        view=SeatViewResponse(
+            **msgspec.structs.asdict(view),
+            after=after_of(after, service.clock(), recorded[-1].chain),
+        ),
     )
-
-
-def _seat_view_at(
-    service: MatchService, match_id: str, seat: int, seq: int, chain: str | None
-) -> SeatViewResponse:
-    """The seat's view right after ``seq`` (folded again only when the match has moved on),
-    with its live turn and the receipt ``chain`` of ``seq``."""
-    state = service.cache.get(match_id)  # the state the command just stored, if still current
-    if state is None or state.events != seq:
-        state = service.load(match_id)
-    if state.events != seq:
-        state = fold(r.event for r in service.events(match_id) if r.seq <= seq)
-    view = seat_view(state, seat)
-    after = after_of(state, service.clock(), chain)
-    return SeatViewResponse(**msgspec.structs.asdict(view), after=after)
 
 
 def leave(
     service: MatchService, match_id: str, seat: int, caused_by: str, request_id: str
 ) -> LeaveResponse:
     """The seat leaves, forfeiting for its side (R26); the events as the seat sees them."""
-    recorded = service.leave(match_id, seat, caused_by=caused_by, request_id=request_id)
+    outcome = service.leave(match_id, seat, caused_by=caused_by, request_id=request_id)
     return LeaveResponse(
-        match_id=match_id, seat=seat, seq=recorded[-1].seq, events=event_lines(recorded, seat)
+        match_id=match_id, seat=seat, seq=outcome.seq, events=event_lines(outcome.events, seat)
     )
 
 

@@ -40,7 +40,7 @@ LOG_PAGE: Final = 10_000
 """Entries of the global log read per query when the open matches are looked up at start."""
 
 Kind = Literal["turn", "waiting"]
-Outcome = Literal["fired", "stale", "early", "conflict", "failed"]
+Fired = Literal["fired", "stale", "early", "conflict", "failed"]
 
 
 @dataclass(frozen=True, order=True)
@@ -133,7 +133,7 @@ def created_at(service: MatchService, match_id: str) -> str:
     return service.store.read(match_id, upto_seq=1)[0].at
 
 
-def fire_many(service: MatchService, due: list[Due]) -> list[Outcome]:
+def fire_many(service: MatchService, due: list[Due]) -> list[Fired]:
     """``fire`` for turns that ran out together, their appends sharing transactions
     (``MatchService.expire_turns``); each one's outcome as ``fire`` reports it, or ``failed``
     when something else went wrong for it (the others stand). A waiting table's end is fired
@@ -142,11 +142,11 @@ def fire_many(service: MatchService, due: list[Due]) -> list[Outcome]:
     expired = service.expire_turns(
         [(d.match_id, d.seat or 0, d.deadline or "") for d in turns], caused_by=CLOCK_CAUSE
     )
-    outcomes = iter([_outcome(d, result) for d, result in zip(turns, expired, strict=True)])
+    outcomes = iter([_outcome(d, done.refused) for d, done in zip(turns, expired, strict=True)])
     return [next(outcomes) if d.kind == "turn" else _fire_alone(service, d) for d in due]
 
 
-def _fire_alone(service: MatchService, due: Due) -> Outcome:
+def _fire_alone(service: MatchService, due: Due) -> Fired:
     """``fire``, an unexpected error reported as ``failed`` for this match alone."""
     try:
         return fire(service, due)
@@ -154,7 +154,7 @@ def _fire_alone(service: MatchService, due: Due) -> Outcome:
         return _outcome(due, error)
 
 
-def _outcome(due: Due, result: object) -> Outcome:
+def _outcome(due: Due, result: object) -> Fired:
     """What one expiry of ``fire_many`` came to. Any other error (the store failing, a stream
     it cannot read) is logged and reported as ``failed`` for this match alone: the clock tries
     it again a little later while the rest of the batch stands."""
@@ -173,7 +173,7 @@ def _outcome(due: Due, result: object) -> Outcome:
     return "failed"
 
 
-def fire(service: MatchService, due: Due) -> Outcome:
+def fire(service: MatchService, due: Due) -> Fired:
     """Do what is due, caused by ``clock``; the rules and the store decide whether it still is.
 
     ``fired``: appended (with the bots' replies, in the same transaction). ``stale``: the turn

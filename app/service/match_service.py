@@ -1,10 +1,12 @@
-"""Commands as transactions: load → decide → append with the expected version.
+"""Commands as transactions: one pipeline, load → decide → chain → append → cache → notify.
 
-Every command (create a match, take a seat, play a card, leave) loads the match, lets the rules
-decide, lets every bot that is then on turn reply (app.service.turns), and appends all of it in
-one transaction at the seq it read. Another writer that got there first makes the append fail as
-a whole (ConflictError): nothing is half-written. Each event records who caused it and the
-request id. States come from app.service.states; listeners hear of every append.
+Every command (create a match, take a seat, play a card, leave, the clock's expiries and
+closures, a rematch link) loads the match, lets the rules decide, lets every bot that is then on
+turn reply (app.service.turns), and appends all of it in one transaction at the seq it read.
+Another writer that got there first makes the append fail as a whole (ConflictError): nothing is
+half-written. Each event records who caused it and the request id. Every command returns its
+``Outcome`` (app.service.outcome): the states before and after, the events stored, or what
+refused it; listeners hear of every append, observers of every outcome.
 """
 
 from __future__ import annotations
@@ -12,13 +14,15 @@ from __future__ import annotations
 import secrets
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
 from app.config import resolve_store
 from app.errors import ConflictError, MatchNotFoundError
 from app.service.chain_heads import NO_HEAD, ChainHeads, StreamHead
-from app.service.listeners import Listener, Listeners
+from app.service.listeners import Listener, Listeners, Observers
+from app.service.outcome import CommandKind, Observer, Outcome
 from app.service.states import SNAPSHOT_EVERY, MatchStates
 from app.service.turns import Steps, apply, bot_turns, recorded
 from app.store.cache import StateCache
@@ -27,6 +31,7 @@ from domain.cards import Card
 from domain.chain import chained
 from domain.commands import (
     AbandonTable,
+    Command,
     CreateMatch,
     ExpireTurn,
     LeaveMatch,
@@ -95,6 +100,7 @@ class MatchService:
         # None runs no clock (tools without a server).
         self.turn_seconds = turn_seconds
         self.listeners = Listeners()
+        self.observers = Observers()  # told every command's outcome, stored or refused
         self.heads = ChainHeads()  # the last chain link stored per match (app.service.chain_heads)
 
     @classmethod
@@ -135,7 +141,7 @@ class MatchService:
         rematch_of: str | None = None,
         server_turn_seconds: int | None = None,
         reserved: Sequence[str | None] | None = None,
-    ) -> tuple[str, list[RecordedEvent]]:
+    ) -> Outcome:
         """Create a match; a table of bots only is dealt and played through at once.
 
         ``turn_seconds`` runs the turn clock (R25; None: none), ``private`` keeps the table out
@@ -144,35 +150,40 @@ class MatchService:
         ``server_turn_seconds``, else the service's own (R25: 1-600, where a table's own is
         5-600). ``reserved`` keeps a rematch's seats for players (player id by seat).
         """
-        at = self.clock()
         match_id = match_id or new_match_id()
-        if self.store.last_seq(match_id):
-            raise MatchAlreadyCreatedError(f"match {match_id} already exists")
-        command = CreateMatch(
-            match_id=match_id,
-            ruleset=ruleset,
-            seats=seats,
-            secret=secrets.token_bytes(32) if secret is None else secret,
-            target=target,
-            bots=tuple(bots),
-            bot_kind=bot_kind,
-            bot_kinds=bot_kinds,
-            bot_budget=bot_budget,
-            client_seeds=tuple(client_seeds) if client_seeds is not None else None,
-            turn_seconds=turn_seconds,
-            server_turn_seconds=(
-                self.turn_seconds if server_turn_seconds is None else server_turn_seconds
-            ),
-            private=private,
-            spectators=spectators,
-            rematch_of=rematch_of,
-            reserved=None if reserved is None else tuple(reserved),
-            now_us=utc_micros(at),
+        secret = secrets.token_bytes(32) if secret is None else secret
+
+        def command(now_us: int) -> CreateMatch:
+            return CreateMatch(
+                match_id=match_id,
+                ruleset=ruleset,
+                seats=seats,
+                secret=secret,
+                target=target,
+                bots=tuple(bots),
+                bot_kind=bot_kind,
+                bot_kinds=bot_kinds,
+                bot_budget=bot_budget,
+                client_seeds=tuple(client_seeds) if client_seeds is not None else None,
+                turn_seconds=turn_seconds,
+                server_turn_seconds=(
+                    self.turn_seconds if server_turn_seconds is None else server_turn_seconds
+                ),
+                private=private,
+                spectators=spectators,
+                rematch_of=rematch_of,
+                reserved=None if reserved is None else tuple(reserved),
+                now_us=now_us,
+            )
+
+        return self._run(
+            "create",
+            match_id,
+            command,
+            caused_by=caused_by,
+            request_id=request_id,
+            new=True,
         )
-        steps: Steps = []
-        state = apply(INITIAL_STATE, command, caused_by, steps)
-        state = bot_turns(state, steps, utc_micros(at))
-        return match_id, self._commit(match_id, INITIAL_STATE, state, steps, request_id, at)
 
     def take_seat(
         self,
@@ -186,24 +197,23 @@ class MatchService:
         request_id: str | None = None,
         player_id: str | None = None,
         client_seed: str = "",
-    ) -> list[RecordedEvent]:
+    ) -> Outcome:
         """Seat a person (``player_id``: a registered player) with their ``client_seed``; the
         last seat taken deals round 1 (its key made with every seat's seed), and bots on turn
         then play."""
-        before = self.load(match_id)
-        at = self._record_time(match_id, before, self.clock())
-        steps: Steps = []
-        command = TakeSeat(
-            seat=seat,
-            name=name,
-            token_id=token_id,
-            token_hash=token_hash,
-            player_id=player_id,
-            now_us=utc_micros(at),
-            client_seed=client_seed,
-        )
-        state = bot_turns(apply(before, command, caused_by, steps), steps, utc_micros(at))
-        return self._commit(match_id, before, state, steps, request_id, at)
+
+        def command(now_us: int) -> TakeSeat:
+            return TakeSeat(
+                seat=seat,
+                name=name,
+                token_id=token_id,
+                token_hash=token_hash,
+                player_id=player_id,
+                now_us=now_us,
+                client_seed=client_seed,
+            )
+
+        return self._run("seat", match_id, command, caused_by=caused_by, request_id=request_id)
 
     def play_card(
         self,
@@ -217,7 +227,7 @@ class MatchService:
         request_id: str | None = None,
         arrived: str | None = None,
         guard: Callable[[MatchState], None] | None = None,
-    ) -> list[RecordedEvent]:
+    ) -> Outcome:
         """Play a card (R13), then every bot reply; ``expected_seq`` must be the last seq.
 
         ``card`` is a card as ``domain.cards.parse_card`` returns it (callers parse text once).
@@ -227,70 +237,42 @@ class MatchService:
         ``expected_seq`` a turn the clock has since played. It is recorded at the later of its
         arrival and the stream's last record time, so a stream's times never go backwards.
         ``guard`` is called with the very state the play is decided on (and appended after, or
-        not at all), each time it is decided: a check that raises refuses the play.
+        not at all), each time it is decided, before anything else: a check that raises refuses
+        the play.
 
-        The play is decided on the state this process cached, without reading the store first,
-        when that state is at the client's ``expected_seq`` (or none is given): the append is at
-        the next seq, so if another process moved the stream on meanwhile the store refuses it
-        (ConflictError) and nothing is stored. Any refusal decided on that unchecked state is
-        decided again on the state read from the store, so every answer is the one a read first
-        would have given (docs/architecture.md, "Commands on the cached state").
+        The play is decided first on the state this process cached, without reading the store,
+        when that state is at the client's ``expected_seq`` (or none is given); a play without
+        ``expected_seq`` that loses a race is decided again on the new state (``CONFLICT_RETRIES``).
+        See ``_run`` for what is retried and how (docs/architecture.md, "Commands on the cached
+        state").
         """
         arrived = arrived or self.clock()
-        cached = self.states.cache.get(match_id)
-        if cached is not None and expected_seq in (None, cached.events):
-            try:
-                return self._play(
-                    match_id,
-                    cached,
-                    seat,
-                    card,
-                    expected_seq,
-                    auto,
-                    caused_by,
-                    request_id,
-                    arrived,
-                    guard,
-                )
-            except (ConflictError, RulesRefusalError):
-                pass  # maybe only stale: decided again below on what the store holds
-        before = self.load(match_id)
-        return self._play(
-            match_id, before, seat, card, expected_seq, auto, caused_by, request_id, arrived, guard
-        )
+        arrived_us = utc_micros(arrived)
 
-    def _play(
-        self,
-        match_id: str,
-        before: MatchState,
-        seat: int,
-        card: Card,
-        expected_seq: int | None,
-        auto: bool,
-        caused_by: str,
-        request_id: str | None,
-        arrived: str,
-        guard: Callable[[MatchState], None] | None = None,
-    ) -> list[RecordedEvent]:
-        """``play_card`` decided on ``before`` and stored after its last seq."""
-        if expected_seq is not None and expected_seq != before.events:
-            self._refuse_stale_play(match_id, before, seat, expected_seq, arrived)
-        if guard is not None:
-            guard(before)
-        at = self._record_time(match_id, before, arrived)
-        steps: Steps = []
-        command = PlayCard(
-            seat=seat,
-            card=card,
-            auto=auto,
-            now_us=utc_micros(at),
-            arrived_us=utc_micros(arrived),
+        def check(before: MatchState) -> None:
+            if guard is not None:
+                guard(before)
+            if expected_seq is not None and expected_seq != before.events:
+                self._refuse_stale_play(match_id, before, seat, expected_seq, arrived_us)
+
+        def command(now_us: int) -> PlayCard:
+            return PlayCard(seat=seat, card=card, auto=auto, now_us=now_us, arrived_us=arrived_us)
+
+        return self._run(
+            "play",
+            match_id,
+            command,
+            caused_by=caused_by,
+            request_id=request_id,
+            now=arrived,
+            check=check,
+            cached=True,
+            expected_seq=expected_seq,
+            conflict_retries=CONFLICT_RETRIES if expected_seq is None else 0,
         )
-        state = bot_turns(apply(before, command, caused_by, steps), steps, utc_micros(at))
-        return self._commit(match_id, before, state, steps, request_id, at)
 
     def _refuse_stale_play(
-        self, match_id: str, before: MatchState, seat: int, expected_seq: int, arrived: str
+        self, match_id: str, before: MatchState, seat: int, expected_seq: int, arrived_us: int
     ) -> None:
         """Refuse a play that names ``expected_seq`` when the stream is elsewhere.
 
@@ -301,11 +283,7 @@ class MatchService:
         if 0 < expected_seq < before.events:
             named = fold(r.event for r in self.store.read(match_id, upto_seq=expected_seq))
             deadline = named.deadline
-            if (
-                named.turn == seat
-                and deadline is not None
-                and reached(utc_micros(arrived), deadline)
-            ):
+            if named.turn == seat and deadline is not None and reached(arrived_us, deadline):
                 raise turn_ran_out(seat, deadline)
         raise ConflictError(
             f"match {match_id} is at seq {before.events}, not {expected_seq}",
@@ -320,69 +298,55 @@ class MatchService:
         reason: str = "forfeit",
         caused_by: str = "server",
         request_id: str | None = None,
-    ) -> list[RecordedEvent]:
+    ) -> Outcome:
         """A seat leaves: its side forfeits (R26), or a waiting table is abandoned."""
-        before = self.load(match_id)
-        steps: Steps = []
-        state = apply(before, LeaveMatch(seat=seat, reason=reason), caused_by, steps)
-        return self._commit(match_id, before, state, steps, request_id)
+        leave = LeaveMatch(seat=seat, reason=reason)
+        return self._run(
+            "leave", match_id, lambda _: leave, caused_by=caused_by, request_id=request_id
+        )
 
     def expire_turn(
         self, match_id: str, seat: int, deadline: str, *, caused_by: str = "clock"
-    ) -> list[RecordedEvent]:
+    ) -> Outcome:
         """The clock fires (R25): ``seat``'s turn ran out at ``deadline``; bots then reply.
 
         Refused as stale when that deadline is no longer in force, and as early before it.
         """
-        at, before, state, steps = self._expiry(match_id, seat, deadline, caused_by)
-        return self._commit(match_id, before, state, steps, None, at)
-
-    def _expiry(
-        self, match_id: str, seat: int, deadline: str, caused_by: str
-    ) -> tuple[str, MatchState, MatchState, Steps]:
-        """The clock's reading, the match before, after the expiry (and the bots' replies), and
-        the steps between: what ``expire_turn`` and ``expire_turns`` store."""
-        before = self.load(match_id)
-        at = self._record_time(match_id, before, self.clock())
-        steps: Steps = []
-        command = ExpireTurn(seat=seat, deadline=deadline, now_us=utc_micros(at))
-        state = bot_turns(apply(before, command, caused_by, steps), steps, utc_micros(at))
-        return at, before, state, steps
+        return self._run("expire", match_id, _expiry(seat, deadline), caused_by=caused_by)
 
     def expire_turns(
         self, due: Sequence[tuple[str, int, str]], *, caused_by: str = "clock"
-    ) -> list[list[RecordedEvent] | Exception]:
+    ) -> list[Outcome]:
         """``expire_turn`` for several matches whose deadlines fell together, their appends
-        sharing transactions: for each (match id, seat, deadline) the events stored, or the
-        error that refused it alone (stale, early, a conflict), as ``expire_turn`` raises it."""
-        outcomes: list[list[RecordedEvent] | Exception] = [[] for _ in due]
-        ready: list[tuple[int, str, MatchState, MatchState, list[RecordedEvent]]] = []
-        for n, (match_id, seat, deadline) in enumerate(due):
+        sharing transactions: for each (match id, seat, deadline) its outcome, refused alone
+        (stale, early, a conflict) as ``expire_turn`` would raise it."""
+        outcomes: list[Outcome] = []
+        for match_id, seat, deadline in due:
+            command = _expiry(seat, deadline)
             try:
-                at, before, state, steps = self._expiry(match_id, seat, deadline, caused_by)
-                entries = self._recorded(match_id, before, state, steps, None, at)
+                before = self.load(match_id)
+                outcomes.append(self._decided("expire", match_id, before, command, caused_by))
             except Exception as refused:  # handed back for this match alone
-                outcomes[n] = refused
-                continue
-            ready.append((n, match_id, before, state, entries))
-        stored = self.store.append_many([(m, entries) for _, m, _, _, entries in ready])
-        for (n, match_id, before, state, entries), outcome in zip(ready, stored, strict=True):
-            if isinstance(outcome, Exception):
-                if isinstance(outcome, ConflictError):
-                    self._lost_race(match_id)
-                outcomes[n] = outcome
-                continue
-            self._stored(match_id, before, state, entries)
-            outcomes[n] = entries
-        return outcomes
+                outcomes.append(_refusal("expire", match_id, INITIAL_STATE, refused))
+        ready = [o for o in outcomes if o.refused is None]
+        stored = self.store.append_many([(o.match_id, list(o.recorded)) for o in ready])
+        done = dict(zip((id(o) for o in ready), stored, strict=True))
+        results: list[Outcome] = []
+        for outcome in outcomes:
+            fault = done.get(id(outcome))
+            if isinstance(fault, Exception):
+                if isinstance(fault, ConflictError):
+                    self._lost_race(outcome.match_id)
+                outcome = replace(outcome, after=outcome.before, recorded=(), refused=fault)
+            elif outcome.refused is None:
+                self._stored(outcome)
+            self.observers.notify(outcome)
+            results.append(outcome)
+        return results
 
-    def abandon_table(self, match_id: str, *, caused_by: str = "clock") -> list[RecordedEvent]:
+    def abandon_table(self, match_id: str, *, caused_by: str = "clock") -> Outcome:
         """Close a table still waiting for players (``match_ended``, reason ``abandoned``)."""
-        before = self.load(match_id)
-        at = self._record_time(match_id, before, self.clock())
-        steps: Steps = []
-        state = apply(before, AbandonTable(now_us=utc_micros(at)), caused_by, steps)
-        return self._commit(match_id, before, state, steps, None, at)
+        return self._run("abandon", match_id, lambda now_us: AbandonTable(now_us=now_us), caused_by)
 
     def record_rematch(
         self,
@@ -391,36 +355,45 @@ class MatchService:
         *,
         caused_by: str = "server",
         request_id: str | None = None,
-    ) -> list[RecordedEvent]:
+    ) -> Outcome:
         """Link the ended match ``match_id`` to its rematch ``rematch_id`` (``rematch_created``)."""
-        before = self.load(match_id)
-        steps: Steps = []
-        state = apply(before, RecordRematch(match_id=rematch_id), caused_by, steps)
-        return self._commit(match_id, before, state, steps, request_id)
+        link = RecordRematch(match_id=rematch_id)
+        return self._run(
+            "rematch", match_id, lambda _: link, caused_by=caused_by, request_id=request_id
+        )
 
-    def append_imported(self, match_id: str, recorded: list[RecordedEvent]) -> None:
+    def append_imported(self, match_id: str, recorded: list[RecordedEvent]) -> Outcome:
         """Store a whole validated stream as a new match in one transaction, as given."""
-        if not recorded or not isinstance(recorded[0].event, MatchCreated):
-            raise StreamError("an imported stream starts with match_created")
-        if recorded[0].event.match_id != match_id:
-            raise StreamError(
-                f"the stream's match_created names {recorded[0].event.match_id!r}, not {match_id!r}"
-            )
-        wrong = misnumbered(r.seq for r in recorded)
-        if wrong is not None:
-            found, expected = wrong
-            raise StreamError(f"an imported stream's seqs run 1, 2, …; found {found} at {expected}")
-        if self.store.last_seq(match_id):
-            raise MatchAlreadyCreatedError(f"match {match_id} already exists")
-        self.store.append(match_id, recorded)
-        self.states.remember(match_id, fold(r.event for r in recorded), previous=0)
-        self.listeners.notify(match_id, list(recorded))
+        try:
+            _check_imported(match_id, recorded)
+            if self.store.last_seq(match_id):
+                raise MatchAlreadyCreatedError(f"match {match_id} already exists")
+            self.store.append(match_id, recorded)
+        except Exception as refused:
+            self.observers.notify(_refusal("import", match_id, INITIAL_STATE, refused))
+            raise
+        outcome = Outcome(
+            "import", match_id, INITIAL_STATE, fold(r.event for r in recorded), tuple(recorded)
+        )
+        self._stored(outcome)
+        self.observers.notify(outcome)
+        return outcome
 
     # -- reading ------------------------------------------------------------------------------
 
     def load(self, match_id: str) -> MatchState:
         """The match's state after its last event (``state.events`` == last seq)."""
         return self.states.load(match_id)
+
+    def state_at(self, match_id: str, seq: int) -> MatchState:
+        """The match's state right after ``seq``: the latest (cached or loaded) while the match
+        is still there, else folded from its first event up to ``seq``."""
+        state = self.cache.get(match_id)
+        if state is None or state.events != seq:
+            state = self.load(match_id)
+        if state.events != seq:
+            state = fold(r.event for r in self.store.read(match_id, upto_seq=seq))
+        return state
 
     def load_from_stream(self, match_id: str) -> MatchState:
         """The match's state folded from its first event, bypassing cache and snapshots."""
@@ -446,6 +419,10 @@ class MatchService:
         """Call ``callback(match_id, events)`` after every successful append in this process."""
         self.listeners.add(callback)
 
+    def add_observer(self, callback: Observer) -> None:
+        """Call ``callback(outcome)`` after every command in this process, stored or refused."""
+        self.observers.add(callback)
+
     # -- storing a command's outcome ----------------------------------------------------------
 
     def chain_head(self, match_id: str, seq: int) -> str | None:
@@ -466,60 +443,145 @@ class MatchService:
         self.heads.put(match_id, seq, last[0].chain, last[0].at)
         return StreamHead(last[0].chain, last[0].at)
 
-    def _record_time(self, match_id: str, before: MatchState, now: str) -> str:
-        """When a command decided on ``before`` at ``now`` is recorded: ``now``, or the stream's
-        last record time if that is later (another process's clock, or a race this command lost
-        and decides again), so the stream's times never go backwards (docs/replay-format.md)."""
-        return later(now, self._head(match_id, before.events).at)
+    # -- the pipeline: load → decide → chain → append → cache → notify ------------------------
 
-    def _commit(
+    def _run(
         self,
+        kind: CommandKind,
+        match_id: str,
+        command: CommandAt,
+        caused_by: str,
+        request_id: str | None = None,
+        *,
+        now: str | None = None,
+        check: Callable[[MatchState], None] | None = None,
+        new: bool = False,
+        cached: bool = False,
+        expected_seq: int | None = None,
+        conflict_retries: int = 0,
+    ) -> Outcome:
+        """Run one command through the pipeline; its outcome, or its refusal raised.
+
+        The one retry policy. With ``cached`` the command is decided first on the state this
+        process cached, without reading the store, when that state is at ``expected_seq`` (or
+        none is given): the append is at the next seq, so if another process moved the stream
+        on meanwhile the store refuses it (ConflictError) and nothing is stored. A refusal or a
+        conflict decided on that unchecked state is decided again on the state the store holds,
+        so every answer is the one a read first would have given. A command decided on the
+        stored state that loses the append to another writer is decided again at most
+        ``conflict_retries`` times. ``check`` runs first on each state decided on.
+        """
+        now = now or self.clock()
+        before = INITIAL_STATE
+        try:
+            if new and self.store.last_seq(match_id):
+                raise MatchAlreadyCreatedError(f"match {match_id} already exists")
+            unchecked = self.cache.get(match_id) if cached else None
+            if unchecked is not None and expected_seq not in (None, unchecked.events):
+                unchecked = None
+            while True:
+                checked = unchecked is None
+                if unchecked is not None:
+                    before, unchecked = unchecked, None
+                else:
+                    before = INITIAL_STATE if new else self.load(match_id)
+                try:
+                    if check is not None:
+                        check(before)
+                    outcome = self._decided(
+                        kind, match_id, before, command, caused_by, now, request_id
+                    )
+                    self._append(outcome)
+                    break
+                except ConflictError:
+                    if checked and conflict_retries <= 0:
+                        raise
+                    conflict_retries -= checked  # a stale cache's loss costs no retry
+                except RulesRefusalError:
+                    if checked:
+                        raise
+        except Exception as refused:
+            self.observers.notify(_refusal(kind, match_id, before, refused))
+            raise
+        self._stored(outcome)
+        self.observers.notify(outcome)
+        return outcome
+
+    def _decided(
+        self,
+        kind: CommandKind,
         match_id: str,
         before: MatchState,
-        after: MatchState,
-        steps: Steps,
-        request_id: str | None,
-        at: str | None = None,
-    ) -> list[RecordedEvent]:
-        """Append ``steps`` after ``before``'s last seq in one transaction, recorded at ``at``
-        (the clock's reading the command was decided with; now if not given), then cache and
-        tell."""
-        entries = self._recorded(match_id, before, after, steps, request_id, at)
+        command: CommandAt,
+        caused_by: str,
+        now: str | None = None,
+        request_id: str | None = None,
+    ) -> Outcome:
+        """``command`` decided on ``before``, every bot on turn after it replying, as the
+        chained events to store after ``before``'s last seq, recorded no earlier than the event
+        before them. Nothing is stored."""
+        head = self._head(match_id, before.events)
+        at = later(now or self.clock(), head.at)
+        now_us = utc_micros(at)
+        decided = command(now_us)
+        steps: Steps = []
+        after = bot_turns(apply(before, decided, caused_by, steps), steps, now_us)
+        entries = recorded(steps, before.events, at, request_id)
+        # The chain is computed where events are recorded: each link follows the last stored.
+        secret = after.setup.secret if after.setup is not None else None
+        entries = chained(entries, head.chain, secret)
+        return Outcome(kind, match_id, before, after, tuple(entries), decided)
+
+    def _append(self, outcome: Outcome) -> None:
+        """Append the outcome's events after its ``before``'s last seq, in one transaction."""
         try:
-            self.store.append(match_id, entries)
+            self.store.append(outcome.match_id, outcome.recorded)
         except ConflictError:
-            self._lost_race(match_id)
+            self._lost_race(outcome.match_id)
             raise
-        self._stored(match_id, before, after, entries)
-        return entries
 
     def _lost_race(self, match_id: str) -> None:
         """Another writer moved the stream on: what this process cached of it is stale."""
         self.states.forget(match_id)
         self.heads.discard(match_id)
 
-    def _recorded(
-        self,
-        match_id: str,
-        before: MatchState,
-        after: MatchState,
-        steps: Steps,
-        request_id: str | None,
-        at: str | None,
-    ) -> list[RecordedEvent]:
-        """``steps`` as the events to store after ``before``'s last seq, chained, recorded no
-        earlier than the event before them."""
-        head = self._head(match_id, before.events)
-        entries = recorded(steps, before.events, later(at or self.clock(), head.at), request_id)
-        # The chain is computed where events are recorded: each link follows the last stored.
-        secret = after.setup.secret if after.setup is not None else None
-        return chained(entries, head.chain, secret)
-
-    def _stored(
-        self, match_id: str, before: MatchState, after: MatchState, entries: list[RecordedEvent]
-    ) -> None:
-        """After ``entries`` were stored: the chain head, the cached state, the listeners."""
+    def _stored(self, outcome: Outcome) -> None:
+        """After the outcome's events were stored: the chain head, the cached state, the
+        listeners."""
+        entries = outcome.events
         if entries:
-            self.heads.put(match_id, entries[-1].seq, entries[-1].chain, entries[-1].at)
-        self.states.remember(match_id, after, previous=before.events)
-        self.listeners.notify(match_id, entries)
+            last = entries[-1]
+            self.heads.put(outcome.match_id, last.seq, last.chain, last.at)
+        self.states.remember(outcome.match_id, outcome.after, previous=outcome.before.events)
+        self.listeners.notify(outcome.match_id, entries)
+
+
+CommandAt = Callable[[int], Command]
+"""A command as made at its record time (Unix µs, the ``now_us`` the rules judge it at)."""
+
+CONFLICT_RETRIES = 3
+"""How often a play without ``expected_seq`` is decided again after losing a race."""
+
+
+def _expiry(seat: int, deadline: str) -> CommandAt:
+    """The clock's command for ``seat``'s turn that ran out at ``deadline`` (R25)."""
+    return lambda now_us: ExpireTurn(seat=seat, deadline=deadline, now_us=now_us)
+
+
+def _refusal(kind: CommandKind, match_id: str, before: MatchState, refused: Exception) -> Outcome:
+    """The outcome of a command that stored nothing: ``refused`` says why."""
+    return Outcome(kind, match_id, before, before, refused=refused)
+
+
+def _check_imported(match_id: str, recorded: Sequence[RecordedEvent]) -> None:
+    """An imported stream starts with ``match_id``'s ``match_created`` and runs 1, 2, …"""
+    if not recorded or not isinstance(recorded[0].event, MatchCreated):
+        raise StreamError("an imported stream starts with match_created")
+    if recorded[0].event.match_id != match_id:
+        raise StreamError(
+            f"the stream's match_created names {recorded[0].event.match_id!r}, not {match_id!r}"
+        )
+    wrong = misnumbered(r.seq for r in recorded)
+    if wrong is not None:
+        found, expected = wrong
+        raise StreamError(f"an imported stream's seqs run 1, 2, …; found {found} at {expected}")

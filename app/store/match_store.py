@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import contextlib
 import threading
+import time
 import weakref
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -81,6 +82,10 @@ def translated_errors(match_id: str | None = None) -> Iterator[None]:
         raise StoreUnavailableError(f"the event store is unavailable: {error}") from None
 
 
+CallTimer = Callable[[str, float], None]
+"""Told (operation, seconds) after each timed store call: the server's metrics."""
+
+
 class _CallsInFlight:
     """Store calls under way on any thread, so closing waits for them and refuses new ones.
 
@@ -92,17 +97,23 @@ class _CallsInFlight:
         self._changed = threading.Condition()
         self._running = 0
         self._closed = False
+        self.timer: CallTimer | None = None  # told how long each named call took
 
     @contextlib.contextmanager
-    def call(self) -> Iterator[None]:
-        """One store call; StoreUnavailableError once the store is closed."""
+    def call(self, operation: str | None = None) -> Iterator[None]:
+        """One store call; StoreUnavailableError once the store is closed. A named
+        ``operation`` (``append``, ``read``) is timed for the ``timer``, if one is set."""
         with self._changed:
             if self._closed:
                 raise StoreUnavailableError("the event store is closed")
             self._running += 1
+        timer = self.timer if operation is not None else None
+        started = time.perf_counter() if timer is not None else 0.0
         try:
             yield
         finally:
+            if timer is not None and operation is not None:
+                timer(operation, time.perf_counter() - started)
             with self._changed:
                 self._running -= 1
                 self._changed.notify_all()
@@ -225,6 +236,10 @@ class MatchStore:
             return cls.sqlite(config.sqlite_path, config.synchronous)
         return cls.memory()
 
+    def time_calls(self, timer: CallTimer) -> None:
+        """Tell ``timer`` (operation, seconds) after every append and read of a stream."""
+        self.calls.timer = timer
+
     def close(self) -> None:
         """Release the connections once the calls under way have ended."""
         self.calls.close()
@@ -240,7 +255,7 @@ class MatchStore:
         recorder does not report them). Appends made at the same moment on other threads are
         committed in the same transaction; each is still refused or kept on its own.
         """
-        with self.calls.call(), translated_errors(match_id):
+        with self.calls.call("append"), translated_errors(match_id):
             stream = self._stream_to_write(match_id, recorded)
             rows = [self.mapper.to_stored_event(stream, r) for r in recorded]
             return self.grouped.append(rows)
@@ -251,7 +266,7 @@ class MatchStore:
         """``append`` for several streams at once, sharing transactions (the turn clock's
         expiries due together); each one's positions, or the error refusing it alone
         (ConflictError when its stream moved on)."""
-        with self.calls.call(), translated_errors():
+        with self.calls.call("append"), translated_errors():
             batches = [
                 [
                     self.mapper.to_stored_event(self._stream_to_write(m, recorded), r)
@@ -281,7 +296,7 @@ class MatchStore:
         self, match_id: str, after_seq: int = 0, upto_seq: int | None = None
     ) -> list[RecordedEvent]:
         """The stream's events after ``after_seq`` (up to ``upto_seq``), in order."""
-        with self.calls.call(), translated_errors(match_id):
+        with self.calls.call("read"), translated_errors(match_id):
             rows = self.recorder.select_events(
                 self.streams.originator(match_id),
                 gt=after_seq if after_seq > 0 else None,

@@ -62,10 +62,10 @@ errors = []
 
 def run(i):
     try:
-        match_id, _ = service.create_match(
+        match_id = service.create_match(
             ruleset="classic", seats=2, bots=(1,), target=1,
             secret=secret_from_text_seed(f"threads/{i}"), match_id=f"m-{i}",
-        )
+        ).match_id
         service.take_seat(match_id, 0, f"p{i}")
         barrier.wait()
         while (state := service.load(match_id)).status == "playing":

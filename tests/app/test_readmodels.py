@@ -25,13 +25,13 @@ def record_some_matches(service: MatchService, count: int = 4) -> list[str]:
     """Bot matches that ended, one waiting, one in play, one forfeited."""
     ids = []
     for k in range(count):
-        match_id, _ = service.create_match(
+        match_id = service.create_match(
             ruleset=("classic", "lebanese")[k % 2],
             seats=(2, 4)[k % 2],
             bots=tuple(range((2, 4)[k % 2])),
             secret=secret_from_text_seed(f"rm/{k}"),
             match_id=f"m-{k:02d}",
-        )
+        ).match_id
         ids.append(match_id)
     service.create_match(ruleset="egyptian", seats=4, bots=(1, 3), match_id="m-wait")
     service.take_seat("m-wait", 0, "ann")
@@ -205,7 +205,7 @@ def test_a_behind_read_model_catches_up_with_only_the_new_entries(
     assert read.match("m-1").status == "waiting"  # type: ignore[union-attr]
 
     # when more is appended, the rows stay as they were until the next catch-up
-    taken = service.take_seat("m-1", 0, "ann")
+    taken = service.take_seat("m-1", 0, "ann").events
     assert read.match("m-1").status == "waiting"  # type: ignore[union-attr]
     assert read.catch_up() == len(taken)
     row = read.match("m-1")

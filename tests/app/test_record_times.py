@@ -62,7 +62,7 @@ def test_a_play_that_lost_a_race_is_recorded_after_the_event_that_won(
     other_service.clock = lambda: _at(T0 + 4000)
     recorded = other_service.play_card(
         match_id, 0, service.load(match_id).hands[0][0], caused_by="seat:0/token:t0"
-    )
+    ).events
     # then it is recorded no earlier than the play that won, and the stream's times never go
     # backwards
     assert utc_micros(recorded[0].at) == utc_micros(_at(T0 + 5000))
@@ -102,7 +102,7 @@ def test_a_play_is_judged_at_its_arrival_however_late_it_is_decided(
     service.clock = lambda: _at(T0 + 30_500)
     recorded = service.play_card(
         match_id, 0, service.load(match_id).hands[0][0], arrived=_at(T0 + 29_999)
-    )
+    ).events
     # then it lands, recorded at its arrival (nothing later was stored before it)
     assert recorded[0].at == _at(T0 + 29_999)
     # and a play that arrived at the deadline is refused however early it is decided

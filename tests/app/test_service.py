@@ -50,9 +50,10 @@ def test_a_bot_match_is_recorded_whole_as_self_play_plays_it(service: MatchServi
         CreateMatch(match_id="m-b", ruleset="yemeni", seats=4, secret=SECRET, bots=(0, 1, 2, 3))
     )
     # when it is created through the service
-    match_id, recorded = service.create_match(
+    created = service.create_match(
         ruleset="yemeni", seats=4, bots=(0, 1, 2, 3), secret=SECRET, match_id="m-b"
     )
+    match_id, recorded = created.match_id, created.events
 
     # then the stored stream is event for event the same, gapless from seq 1, to the end
     assert match_id == "m-b"
@@ -70,8 +71,8 @@ def test_a_bot_match_is_recorded_whole_as_self_play_plays_it(service: MatchServi
 
 
 def test_a_fresh_match_gets_a_random_id_and_secret(service: MatchService) -> None:
-    first, _ = service.create_match(ruleset="classic", seats=2)
-    second, _ = service.create_match(ruleset="classic", seats=2)
+    first = service.create_match(ruleset="classic", seats=2).match_id
+    second = service.create_match(ruleset="classic", seats=2).match_id
     assert first != second
     secrets = [service.events(m)[0].event.secret for m in (first, second)]  # type: ignore[attr-defined]
     assert secrets[0] != secrets[1] and len(bytes.fromhex(secrets[0])) == 32
@@ -94,7 +95,7 @@ def test_taking_the_last_seat_deals_and_the_bot_on_turn_replies(service: MatchSe
         token_hash="h" * 64,
         caused_by="seat:0/token:t0",
         request_id="r-1",
-    )
+    ).events
 
     # then her seat, round 1's deal and any bot replies are one append at seqs 2..
     assert [r.seq for r in recorded] == list(range(2, 2 + len(recorded)))
@@ -120,7 +121,9 @@ def test_a_play_and_the_bot_replies_are_one_append(service: MatchService) -> Non
     card = before.hands[0][0]
 
     # when she plays a card (as parse_card writes it: the API reads R1's any-case text once)
-    recorded = service.play_card("m-h", 0, card, caused_by="seat:0/token:t0", request_id="r-9")
+    recorded = service.play_card(
+        "m-h", 0, card, caused_by="seat:0/token:t0", request_id="r-9"
+    ).events
 
     # then her play comes first, the bot's reply follows under the same request id
     assert recorded[0].event == CardPlayed(
@@ -171,7 +174,7 @@ def test_an_expected_seq_that_is_not_the_last_is_a_conflict(service: MatchServic
     assert service.store.last_seq("m-h") == state.events
 
     # when she gives the right seq, then the play is recorded
-    recorded = service.play_card("m-h", 0, state.hands[0][0], expected_seq=state.events)
+    recorded = service.play_card("m-h", 0, state.hands[0][0], expected_seq=state.events).events
     assert recorded[0].seq == state.events + 1
 
 
@@ -214,7 +217,7 @@ def test_a_play_on_a_stale_cached_state_is_decided_again_on_the_stored_one(
     assert service.store.last_seq("m-h") == fresh.events
 
     # when she plays with the stored seq (or none), then the play is recorded after it
-    recorded = service.play_card("m-h", 0, card, expected_seq=fresh.events)
+    recorded = service.play_card("m-h", 0, card, expected_seq=fresh.events).events
     assert recorded[0].seq == fresh.events + 1
     assert service.load("m-h") == service.load_from_stream("m-h")
 
@@ -230,7 +233,7 @@ def test_a_play_without_seq_on_a_stale_cache_is_stored_after_the_last_seq(
 
     # when alice plays a card of her hand as it is now, with no seq, then it is recorded
     # (decided on the stored state; the stale decision was refused by the store or the rules)
-    recorded = service.play_card("m-h", 0, fresh.hands[0][-1])
+    recorded = service.play_card("m-h", 0, fresh.hands[0][-1]).events
     assert recorded[0].seq == fresh.events + 1
     assert isinstance(recorded[0].event, CardPlayed)
     assert service.load("m-h") == other_service.load("m-h") == service.load_from_stream("m-h")
@@ -251,7 +254,7 @@ def test_a_play_on_a_current_cached_state_reads_nothing_before_its_append(
 
     monkeypatch.setattr(service.store, "read", counted)
     # when alice plays at that seq, then the store is not read: the append's seq is the check
-    recorded = service.play_card("m-h", 0, state.hands[0][0], expected_seq=state.events)
+    recorded = service.play_card("m-h", 0, state.hands[0][0], expected_seq=state.events).events
     assert reads == []
     assert recorded[0].seq == state.events + 1
     assert service.load_from_stream("m-h") == service.states.cache.get("m-h")
@@ -259,7 +262,7 @@ def test_a_play_on_a_current_cached_state_reads_nothing_before_its_append(
 
 def test_leaving_forfeits_and_reveals_the_secret(service: MatchService) -> None:
     seated_match(service)
-    recorded = service.leave("m-h", 0, caused_by="seat:0/token:t0", request_id="r-l")
+    recorded = service.leave("m-h", 0, caused_by="seat:0/token:t0", request_id="r-l").events
     ended = recorded[-1].event
     assert isinstance(ended, MatchEnded)
     assert (ended.winner, ended.reason, ended.seed) == (1, "forfeit", SECRET.hex())  # R26
@@ -363,8 +366,8 @@ def test_listeners_hear_every_append_and_cannot_break_it(service: MatchService) 
 
     service.add_listener(broken)
     service.add_listener(lambda m, rs: heard.append((m, [r.seq for r in rs])))
-    _, created = service.create_match(ruleset="classic", seats=2, bots=(1,), match_id="m-x")
-    taken = service.take_seat("m-x", 0, "ann")
+    created = service.create_match(ruleset="classic", seats=2, bots=(1,), match_id="m-x").events
+    taken = service.take_seat("m-x", 0, "ann").events
     assert heard == [("m-x", [r.seq for r in created]), ("m-x", [r.seq for r in taken])]
 
 
@@ -372,7 +375,7 @@ def test_notifications_follow_appends_of_any_process(
     service: MatchService, other_service: MatchService
 ) -> None:
     # given appends from two processes
-    _, first = service.create_match(ruleset="classic", seats=2, bots=(1,), match_id="m-1")
+    first = service.create_match(ruleset="classic", seats=2, bots=(1,), match_id="m-1").events
     start = service.notifications_after(0, 100)[-1][0]
     other_service.take_seat("m-1", 0, "ann")
 
@@ -423,7 +426,7 @@ def test_an_unknown_match_is_not_found(service: MatchService) -> None:
 
 
 def test_events_after_a_seq(service: MatchService) -> None:
-    _, recorded = service.create_match(ruleset="classic", seats=2, bots=(0, 1), match_id="m-e")
+    recorded = service.create_match(ruleset="classic", seats=2, bots=(0, 1), match_id="m-e").events
     assert service.events("m-e", after_seq=5) == recorded[5:]
     assert service.events("m-e", after_seq=len(recorded)) == []
     assert isinstance(service.events("m-e")[0].event, MatchCreated)

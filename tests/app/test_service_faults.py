@@ -136,7 +136,7 @@ def test_a_locked_sqlite_file_makes_a_writer_wait_then_succeed(tmp_path: Path) -
     release.start()
 
     # when a seat is taken meanwhile, then it waits for the lock and is recorded
-    recorded = service.take_seat("m-w", 0, "ann")
+    recorded = service.take_seat("m-w", 0, "ann").events
     release.join()
     other.close()
     assert recorded[0].seq == 2

@@ -65,7 +65,7 @@ def test_an_old_match_continues_under_this_build(old_store: MatchService) -> Non
     assert state.turn == 0
 
     # when the person plays on, then the play and the bot's reply follow the old seqs
-    recorded = old_store.play_card("fixture-people", 0, state.hands[0][0])
+    recorded = old_store.play_card("fixture-people", 0, state.hands[0][0]).events
     assert recorded[0].seq == state.events + 1
     assert old_store.load("fixture-people").events == recorded[-1].seq
     # and the waiting match can be joined

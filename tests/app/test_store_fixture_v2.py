@@ -65,7 +65,7 @@ def test_a_v2_match_continues_in_the_compact_form_under_its_id(v2_store: MatchSe
     # given the match still in play
     state = v2_store.load("fixture-people")
     # when the person plays on
-    recorded = v2_store.play_card("fixture-people", 0, state.hands[0][0])
+    recorded = v2_store.play_card("fixture-people", 0, state.hands[0][0]).events
     # then the new rows follow the old seqs, compact, under the match id, chained on
     assert recorded[0].seq == state.events + 1
     rows = v2_store.store.recorder.select_events("fixture-people", gt=state.events)
@@ -73,9 +73,9 @@ def test_a_v2_match_continues_in_the_compact_form_under_its_id(v2_store: MatchSe
     assert all(is_compact_topic(r.topic) for r in rows)
     assert verifies(v2_store, "fixture-people")
     # and a new match beside them gets the first stream key
-    new_id, _ = v2_store.create_match(
+    new_id = v2_store.create_match(
         ruleset="classic", seats=2, bots=(0, 1), secret=secret_from_text_seed("v2/new")
-    )
+    ).match_id
     assert v2_store.store.streams.originator(new_id) == "11"
     assert v2_store.match_ids() == [*IDS, new_id]
     assert verifies(v2_store, new_id)
@@ -84,9 +84,9 @@ def test_a_v2_match_continues_in_the_compact_form_under_its_id(v2_store: MatchSe
 def test_v2_streams_feed_the_read_models_beside_new_ones(
     v2_store: MatchService, tmp_path: Path
 ) -> None:
-    new_id, _ = v2_store.create_match(
+    new_id = v2_store.create_match(
         ruleset="classic", seats=2, bots=(0, 1), secret=secret_from_text_seed("v2/read")
-    )
+    ).match_id
     read = ReadModels(tmp_path / "read.sqlite3", v2_store.store)
     read.catch_up()
     rows = {r.match_id: r for r in read.matches()}

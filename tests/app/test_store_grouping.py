@@ -278,9 +278,9 @@ def test_read_models_kept_up_during_a_concurrent_mixed_load_equal_a_rebuild(
         service = services[k % 2]
         try:
             for n in range(3):
-                match_id, _ = service.create_match(
+                match_id = service.create_match(
                     ruleset="classic", seats=2, bots=(1,), match_id=f"mix-{k}-{n}"
-                )
+                ).match_id
                 service.take_seat(match_id, 0, f"p{k}")
                 for _ in range(2 + n):
                     state = service.load(match_id)

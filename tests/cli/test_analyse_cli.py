@@ -17,9 +17,9 @@ runner = CliRunner()
 def _person_against_a_bot(db: Path) -> tuple[MatchService, str]:
     """A match in play: a person at seat 0 who has played one card, the easy bot at seat 1."""
     service = MatchService.open(db)
-    match_id, _ = service.create_match(
+    match_id = service.create_match(
         ruleset="classic", seats=2, bots=(1,), secret=secret_from_text_seed("analyse-cli")
-    )
+    ).match_id
     service.take_seat(match_id, 0, "amira")
     state = service.load(match_id)
     if state.turn != 0:

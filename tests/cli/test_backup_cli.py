@@ -134,7 +134,7 @@ def test_a_backup_taken_under_load_restores_verifies_and_has_every_acknowledged_
 def _store_with_a_match(path: Path) -> str:
     service = MatchService.open(path)
     try:
-        match_id, _ = service.create_match(ruleset="classic", seats=2, bots=(0, 1))
+        match_id = service.create_match(ruleset="classic", seats=2, bots=(0, 1)).match_id
     finally:
         service.close()
     return match_id

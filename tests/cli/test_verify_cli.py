@@ -39,16 +39,16 @@ def recorded_store(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict
     service = MatchService.open(path)
     ids: dict[str, str] = {}
     try:
-        ids["bots"], _ = service.create_match(
+        ids["bots"] = service.create_match(
             ruleset="classic", seats=2, bots=(0, 1), secret=secret_from_text_seed("verify/bots")
-        )
-        ids["people"], _ = service.create_match(
+        ).match_id
+        ids["people"] = service.create_match(
             ruleset="yemeni",
             seats=4,
             bots=(1, 3),
             bot_kind="random",
             secret=secret_from_text_seed("verify/people"),
-        )
+        ).match_id
         for seat in (0, 2):
             service.take_seat(
                 ids["people"],

@@ -47,7 +47,7 @@ def play(db: Path, swap: int | None = None) -> list[dict[str, Any]]:
             card = hand[1] if len(receipts) == swap and len(hand) > 1 else hand[0]
             recorded = service.play_card(
                 MATCH, 0, card, caused_by="seat:0/token:t0", request_id=f"r{len(receipts)}"
-            )
+            ).events
             receipts.append(
                 {"match_id": MATCH, "seq": recorded[-1].seq, "chain": recorded[-1].chain}
             )

@@ -24,7 +24,7 @@ def _tables(service: MatchService, count: int) -> list[str]:
     service.clock = lambda: utc_text(T0)
     ids = []
     for _ in range(count):
-        match_id, _ = service.create_match(ruleset="classic", seats=2, turn_seconds=5)
+        match_id = service.create_match(ruleset="classic", seats=2, turn_seconds=5).match_id
         for seat in (0, 1):
             service.take_seat(match_id, seat, f"P{seat}")
         ids.append(match_id)
