@@ -144,6 +144,11 @@ class FactsCache:
         with self._lock:
             return self._facts.get(match_id)
 
+    def refresh(self, match_id: str) -> MatchFacts:
+        """The facts with everything any process appended so far (one read of the store)."""
+        facts = self.cached(match_id)
+        return self.get(match_id, known_seq=(facts.upto + 1) if facts is not None else None)
+
     def get(self, match_id: str, *, known_seq: int | None = None) -> MatchFacts:
         """The match's facts, read from the store when unknown or older than ``known_seq``.
 
