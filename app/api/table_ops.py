@@ -270,10 +270,11 @@ def rematch(
             new_id = service.load(match_id).rematch  # another caller linked one first
             if new_id is None:
                 raise
+    created: MatchState | None = None  # the new match as its creation left it, if made here
     if not service.store.last_seq(new_id):
         setup = before.setup
         assert setup is not None
-        service.create_match(
+        created = service.create_match(
             ruleset=setup.ruleset,
             seats=setup.seats,
             target=setup.target,
@@ -288,15 +289,14 @@ def rematch(
             spectators=setup.spectators,
             rematch_of=match_id,
             reserved=kept_for_rematch(before),
-        )
+        ).after
         made = True
-    return _rematch_response(service, new_id, match_id, made)
+    state = created if created is not None else service.load(new_id)
+    return _rematch_response(state, new_id, match_id, made)
 
 
-def _rematch_response(
-    service: MatchService, new_id: str, old_id: str, made: bool
-) -> RematchResponse:
-    state = service.load(new_id)
+def _rematch_response(state: MatchState, new_id: str, old_id: str, made: bool) -> RematchResponse:
+    """The rematch ``new_id`` as its callers see it: its settings, open and kept seats."""
     setup = state.setup
     assert setup is not None
     kept = reserved_seats(state)
