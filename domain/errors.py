@@ -129,8 +129,8 @@ class AlreadyExistsError(RequestError):
     http_status = 409
 
 
-class UnknownCardError(NotAllowedError):
-    """The text is not a card (R1)."""
+class UnknownCardError(BadSyntaxError):
+    """The text is not a card (R1): it cannot be read, so no rule is asked (a bad syntax)."""
 
     code = "unknown_card"
 

@@ -10,6 +10,9 @@ tree must have one.
 
 Changed on purpose since the rows were generated, and only these:
 
+- ``domain.errors.UnknownCardError`` (``unknown_card``, a card text that is not a card, such as
+  ``"ZZ"`` played or previewed) is a bad syntax (``BadSyntaxError``, a ``RequestError``) instead
+  of a rules refusal: HTTP 422 -> 400; exit status 1 -> 1 (unchanged); code unchanged.
 - ``InvalidOptionError`` moved from ``cli.shell`` to ``cli.errors`` (same status, code, exit).
 - Added with the classes brought into the tree, none of which the API or the command line
   mapped before: ``app.readmodels.results.BadCursorError`` (a bad syntax; the API answers a bad
@@ -104,7 +107,7 @@ GOLDEN: tuple[tuple[str, int | None, str, int], ...] = (
     ("domain.errors.StaleDeadlineError", 409, "stale_deadline", 1),
     ("domain.errors.TurnExpiredError", 409, "turn_expired", 1),
     ("domain.errors.UnknownBotKindError", 422, "unknown_bot_kind", 1),
-    ("domain.errors.UnknownCardError", 422, "unknown_card", 1),
+    ("domain.errors.UnknownCardError", 400, "unknown_card", 1),  # was 422: a bad syntax now
     ("domain.errors.UnknownCommandError", 422, "unknown_command", 1),
     ("domain.errors.UnknownRulesetError", 422, "unknown_ruleset", 1),
     ("domain.errors.UnseededMatchError", 409, "unseeded_match", 1),

@@ -58,6 +58,7 @@ from domain.errors import (
     RulesRefusalError,
     SeatTakenError,
     UnauthenticatedError,
+    UnknownCardError,
 )
 from replays.errors import ReplayDataError, StreamError
 from tests.stored_rows import write_raw_row
@@ -191,6 +192,9 @@ def test_rules_refusals_come_only_from_the_rules() -> None:
     # the rules-refusal base means "the rules refuse this", and nothing else
     refusals = [c for c in CONCRETE if issubclass(c, RulesRefusalError)]
     assert refusals and all(c.__module__ == "domain.errors" for c in refusals)
+    # and a card text that is not a card is not asked of the rules: it cannot be read
+    assert issubclass(UnknownCardError, BadSyntaxError)
+    assert not issubclass(UnknownCardError, RulesRefusalError)
 
 
 def test_a_new_class_answers_as_its_cause() -> None:
@@ -250,6 +254,35 @@ def test_http_a_rules_refusal(api: TestClient[Litestar]) -> None:
 def test_http_a_request_error(api: TestClient[Litestar]) -> None:
     response = api.get("/matches/m-nowhere")
     assert _error(response) == (404, "match_not_found")
+
+
+@pytest.mark.parametrize("route", ["plays", "preview"])
+def test_http_a_card_text_that_is_not_a_card_is_bad_syntax(
+    api: TestClient[Litestar], route: str
+) -> None:
+    # given a seated match, when "ZZ" is played or previewed
+    match_id = api.post("/matches", json={"ruleset": "classic", "seats": 2, "bots": [1]}).json()[
+        "match_id"
+    ]
+    token = api.post(f"/matches/{match_id}/seats/0", json={"name": "Amal"}).json()["token"]
+    headers = {"Authorization": f"Bearer {token}"}
+    response = api.post(f"/matches/{match_id}/{route}", json={"card": "ZZ"}, headers=headers)
+    # then it is a bad syntax (400), no longer a rules refusal (422), with the same code
+    assert _error(response) == (BadSyntaxError.http_status, "unknown_card") == (400, "unknown_card")
+
+
+def test_http_a_store_fault(api: TestClient[Litestar]) -> None:
+    # given a seated match, when a play names a seq the stream has moved past
+    match_id = api.post(
+        "/matches", json={"ruleset": "classic", "seats": 2, "bots": [1], "seed": "m"}
+    ).json()["match_id"]
+    token = api.post(f"/matches/{match_id}/seats/0", json={"name": "Amal"}).json()["token"]
+    headers = {"Authorization": f"Bearer {token}"}
+    view = api.get(f"/matches/{match_id}/view", headers=headers).json()
+    body = {"card": view["hand"][0], "seq": 0}
+    response = api.post(f"/matches/{match_id}/plays", json=body, headers=headers)
+    # then the store's refusal to append is 409 conflict
+    assert _error(response) == (ConflictError.http_status, "conflict") == (409, "conflict")
 
 
 def _raising(error: Exception) -> Litestar:
