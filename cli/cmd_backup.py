@@ -24,7 +24,8 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from cli.common import DbOption, JsonOption, app, handles_errors
-from cli.shell import InvalidOptionError, dump_json, echo_err, uses_postgres
+from cli.errors import InvalidOptionError
+from cli.shell import dump_json, echo_err, uses_postgres
 
 if TYPE_CHECKING:
     from app.config import StoreConfig

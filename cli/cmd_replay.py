@@ -22,6 +22,7 @@ from cli.common import (
     app,
     handles_errors,
 )
+from cli.errors import InvalidOptionError
 from cli.reading import (
     inverted_time_lines,
     named_events,
@@ -29,7 +30,7 @@ from cli.reading import (
     verify_line,
     verify_one,
 )
-from cli.shell import InvalidOptionError, dump_json, echo_err, opened, reading, viewer_of
+from cli.shell import dump_json, echo_err, opened, reading, viewer_of
 from domain.events import MatchCreated
 from replays.analysis import strong_picks_checked
 from replays.cursor import MatchCursor, Viewer

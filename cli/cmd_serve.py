@@ -12,7 +12,7 @@ from typing import Annotated
 import typer
 
 from cli.common import DbOption, app, echo_err, handles_errors
-from cli.shell import InvalidOptionError
+from cli.errors import InvalidOptionError
 
 
 def _access_settings(

@@ -14,7 +14,8 @@ import msgspec
 import typer
 
 from cli.common import DbOption, JsonOption, app, handles_errors
-from cli.shell import InvalidOptionError, dump_json, echo_err, opened
+from cli.errors import InvalidOptionError
+from cli.shell import dump_json, echo_err, opened
 from domain.commands import CreateMatch
 from domain.decide import BOT_KINDS, decide
 from domain.fairness import check_client_seed, lp, secret_from_text_seed

@@ -15,7 +15,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from domain.errors import BasraError, RequestError
+from cli.errors import InvalidOptionError, exit_code_of
+from domain.errors import BasraError
 
 if TYPE_CHECKING:
     from app.service import MatchService
@@ -23,9 +24,6 @@ if TYPE_CHECKING:
 
 STATUSES = ("waiting", "playing", "ended")
 """The statuses ``basra matches --status`` accepts."""
-
-USAGE_EXIT = 2
-"""Exit status of a command line that cannot be run as given (bad option, filter or viewer)."""
 
 INTERRUPTED_EXIT = 130
 """Exit status after Ctrl-C (128 + SIGINT), as shells report it."""
@@ -41,12 +39,6 @@ class Streams(Protocol):
     def match_ids(self) -> list[str]:
         """Every stored match id, in the order the matches were created."""
         ...
-
-
-class InvalidOptionError(RequestError):
-    """An option's value is refused before anything is read or written (a filter, a viewer)."""
-
-    code = "invalid_option"
 
 
 def echo_err(message: str) -> None:
@@ -73,8 +65,6 @@ def os_error_words(error: OSError) -> str:
 def error_line(error: BaseException) -> tuple[str, int] | None:
     """The one line and exit status for a known error; None for a bug (shown in full)."""
     if isinstance(error, BasraError):
-        from cli.errors import exit_code_of  # the table of every class (it imports this module)
-
         return error.message, exit_code_of(error)
     if isinstance(error, OSError):
         return os_error_words(error), 1

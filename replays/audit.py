@@ -30,7 +30,7 @@ from domain.commands import (
     TakeSeat,
 )
 from domain.decide import decide
-from domain.errors import RulesRefusalError
+from domain.errors import RulesRefusalError, UnknownCardError
 from domain.events import (
     CardPlayed,
     CardsDealt,
@@ -348,7 +348,7 @@ class _Auditor:
                 assert_never(unknown)
         try:
             made = decide(self._decidable(), command)
-        except RulesRefusalError as error:
+        except (RulesRefusalError, UnknownCardError) as error:  # a recorded non-card (R1) too
             raise Diverged(event_kind(event), f"{what}: {error.message}") from None
         self.expected.extend(made[1:])
         return made[0]

@@ -1,18 +1,21 @@
 """Errors of the replay tooling, each with a stable ``code``, by cause.
 
-A replay file or recorded stream that is not a readable match is a ``ReplayDataError``; a step
-or viewer that the match does not have is a ``RequestError``.
+A replay file or recorded stream that is not a readable match is a ``ReplayDataError`` (422,
+exit 1: fix the file); a step or viewer that the match does not have is a ``RequestError``
+(``DoesNotFitError``).
 """
 
 from __future__ import annotations
 
-from domain.errors import BasraError, RequestError
+from domain.errors import REFUSED, BasraError, DoesNotFitError
 
 
 class ReplayDataError(BasraError):
     """Cause: a replay file or recorded stream is not a readable match; never raised itself."""
 
     code = "replay_data_error"
+    http_status = 422
+    exit_status = REFUSED
 
 
 class ReplayFileError(ReplayDataError):
@@ -43,7 +46,7 @@ class StreamError(ReplayDataError):
     code = "invalid_stream"
 
 
-class StepOutOfRangeError(RequestError):
+class StepOutOfRangeError(DoesNotFitError):
     """A step asked for lies outside the match's stream (seq 1 to the last event)."""
 
     code = "step_out_of_range"
@@ -54,7 +57,7 @@ class StepOutOfRangeError(RequestError):
         self.last = last
 
 
-class UnknownViewerError(RequestError):
+class UnknownViewerError(DoesNotFitError):
     """The viewer is neither support nor a seat of this match."""
 
     code = "unknown_viewer"

@@ -1,11 +1,14 @@
-"""Errors by cause: every error class has one cause and is mapped to an HTTP status and an exit.
+"""Errors by cause: every error class has one cause, and its HTTP status and exit from it.
 
 The classes are found by walking ``BasraError``'s subclasses after importing every module of
-the four packages, so a class added later without a mapping fails here.
+the four packages, so a class added later outside the causes fails here. Each class's own
+status and exit are in the golden table (tests/test_error_golden.py); here, that they come
+from the causes and sub-causes, through the classes' bases.
 """
 
 from __future__ import annotations
 
+import ast
 import importlib
 import json
 import pkgutil
@@ -24,20 +27,72 @@ import domain
 import replays
 from app.api.app import create_app
 from app.api.error_handlers import EXCEPTION_HANDLERS
-from app.api.errors import HTTP_STATUS, ApiError, status_of
+from app.api.errors import (
+    ApiError,
+    BodyTooLargeError,
+    MethodNotAllowedError,
+    RateLimitedError,
+    status_of,
+)
 from app.api.settings import ApiSettings
-from app.errors import ConflictError, StoreFaultError, StoreUnavailableError
+from app.errors import (
+    ConflictError,
+    CorruptEventError,
+    StoreFaultError,
+    StoreMissingError,
+    StoreUnavailableError,
+)
 from app.service import MatchService
-from cli.errors import EX_SOFTWARE, EXIT_CODE, exit_code_of
-from domain.errors import BasraError, RequestError, RulesRefusalError, SeatTakenError
+from cli.errors import EX_SOFTWARE, InvalidOptionError, exit_code_of
+from domain.errors import (
+    AlreadyExistsError,
+    BadSyntaxError,
+    BasraError,
+    DoesNotFitError,
+    ForbiddenError,
+    NotAllowedError,
+    NotFoundError,
+    NotNowError,
+    NotYoursError,
+    RequestError,
+    RulesRefusalError,
+    SeatTakenError,
+    UnauthenticatedError,
+    UnknownCardError,
+)
 from replays.errors import ReplayDataError, StreamError
 from tests.stored_rows import write_raw_row
 
 CAUSES = (RulesRefusalError, RequestError, StoreFaultError, ReplayDataError)
 """The four causes: every concrete error class is under exactly one."""
 
-ABSTRACT = {BasraError, *CAUSES, ApiError}
+SUB_CAUSES = (
+    NotNowError,
+    NotYoursError,
+    NotAllowedError,
+    NotFoundError,
+    BadSyntaxError,
+    DoesNotFitError,
+    UnauthenticatedError,
+    ForbiddenError,
+    AlreadyExistsError,
+)
+"""The sub-causes: a concrete class is under at most one."""
+
+ABSTRACT = {BasraError, *CAUSES, *SUB_CAUSES, ApiError}
 """The bases, never raised themselves."""
+
+OWN_STATUS = {
+    BodyTooLargeError: (413, None),
+    MethodNotAllowedError: (405, None),
+    RateLimitedError: (429, 75),
+    StoreMissingError: (503, None),
+    ConflictError: (409, 75),
+    CorruptEventError: (500, 65),
+    InvalidOptionError: (None, 2),
+}
+"""The only concrete classes that set a status of their own (HTTP, exit), where their cause's
+answer is not theirs; every other class inherits both."""
 
 ISOLATED = {"BASRA_DATABASE_URL": None, "POSTGRES_DBNAME": None, "BASRA_DB": None}
 
@@ -55,7 +110,7 @@ def _project_classes() -> list[type[BasraError]]:
     todo: list[type[BasraError]] = [BasraError]
     while todo:
         cls = todo.pop()
-        if cls.__module__.split(".")[0] in {"domain", "replays", "app", "cli"}:
+        if cls.__module__.split(".")[0] in {"domain", "replays", "app", "cli"} and cls not in found:
             found.append(cls)
         todo.extend(cls.__subclasses__())
     return found
@@ -65,23 +120,67 @@ CLASSES = _project_classes()
 CONCRETE = sorted((c for c in CLASSES if c not in ABSTRACT), key=lambda c: c.__qualname__)
 
 
+def _status(cls: type[BasraError]) -> int | None:
+    return status_of(cls.__new__(cls))  # the mapping reads the class only
+
+
+def _exit(cls: type[BasraError]) -> int:
+    return exit_code_of(cls.__new__(cls))
+
+
 def test_the_walk_finds_every_layer() -> None:
     # given every module imported, then classes of all four packages are found
     modules = {c.__module__.split(".")[0] for c in CONCRETE}
-    assert modules >= {"domain", "app", "replays"}
-    assert len(CONCRETE) >= 40
+    assert modules == {"domain", "app", "replays", "cli"}
+    assert len(CONCRETE) >= 70
 
 
 @pytest.mark.parametrize("cls", CONCRETE, ids=lambda c: c.__qualname__)
-def test_every_error_class_has_one_cause_its_own_code_and_both_mappings(
+def test_every_error_class_has_one_cause_its_own_code_and_both_statuses(
     cls: type[BasraError],
 ) -> None:
-    # then it is under exactly one cause, names its own code, and both tables map it
+    # then it is under exactly one cause and at most one sub-cause, names its own code, and
+    # has an HTTP status and an exit status from them
     assert sum(issubclass(cls, cause) for cause in CAUSES) == 1, cls.__mro__
+    assert sum(issubclass(cls, sub) for sub in SUB_CAUSES) <= 1, cls.__mro__
     assert "code" in vars(cls), f"{cls.__qualname__} has no code of its own"
-    assert cls in EXIT_CODE, f"{cls.__qualname__} has no exit status in cli.errors.EXIT_CODE"
-    if not cls.__module__.startswith("cli."):  # the API cannot import the command line
-        assert cls in HTTP_STATUS, f"{cls.__qualname__} has no status in HTTP_STATUS"
+    assert _exit(cls) != EX_SOFTWARE
+    assert 0 < _exit(cls) < 126
+    status = _status(cls)
+    assert status is not None and 400 <= status <= 599
+
+
+@pytest.mark.parametrize("cls", CONCRETE, ids=lambda c: c.__qualname__)
+def test_statuses_are_set_by_causes_and_inherited(cls: type[BasraError]) -> None:
+    # a class sets a status of its own only where its cause's is not its answer
+    own = (vars(cls).get("http_status"), vars(cls).get("exit_status"))
+    assert own == OWN_STATUS.get(cls, (None, None))
+    for attribute, value in zip(("http_status", "exit_status"), own, strict=True):
+        if value is not None:  # then it differs from what its bases give
+            assert value != getattr(cls.__mro__[1], attribute), cls.__qualname__
+
+
+def test_every_cause_and_sub_cause_carries_its_statuses() -> None:
+    # a cause sets both; a sub-cause sets its HTTP status (its exit is its cause's)
+    for cause in CAUSES:
+        assert {"http_status", "exit_status"} <= set(vars(cause)), cause.__qualname__
+    for sub in SUB_CAUSES:
+        assert "http_status" in vars(sub), sub.__qualname__
+    assert {c.__qualname__: c.http_status for c in (*CAUSES, *SUB_CAUSES)} == {
+        "RulesRefusalError": 422,
+        "NotNowError": 409,
+        "NotYoursError": 403,
+        "NotAllowedError": 422,
+        "RequestError": 400,
+        "NotFoundError": 404,
+        "BadSyntaxError": 400,
+        "DoesNotFitError": 422,
+        "UnauthenticatedError": 401,
+        "ForbiddenError": 403,
+        "AlreadyExistsError": 409,
+        "StoreFaultError": 503,
+        "ReplayDataError": 422,
+    }
 
 
 def test_codes_are_unique() -> None:
@@ -93,20 +192,36 @@ def test_rules_refusals_come_only_from_the_rules() -> None:
     # the rules-refusal base means "the rules refuse this", and nothing else
     refusals = [c for c in CONCRETE if issubclass(c, RulesRefusalError)]
     assert refusals and all(c.__module__ == "domain.errors" for c in refusals)
+    # and a card text that is not a card is not asked of the rules: it cannot be read
+    assert issubclass(UnknownCardError, BadSyntaxError)
+    assert not issubclass(UnknownCardError, RulesRefusalError)
 
 
-def test_the_tables_hold_only_concrete_classes_and_have_no_default() -> None:
-    # given a new class under a mapped one, that neither table lists
+def test_a_new_class_answers_as_its_cause() -> None:
+    # given a new class under a refusal of "not now", that sets no status of its own
     class LaterSeatError(SeatTakenError):
         code = "later_seat"
 
     error = LaterSeatError("x")
-    # then neither table answers for it through its parent
-    assert status_of(error) is None
-    assert exit_code_of(error) == EX_SOFTWARE
-    assert not ABSTRACT & (set(HTTP_STATUS) | set(EXIT_CODE))
-    assert all(400 <= status <= 599 for status in HTTP_STATUS.values())
-    assert all(0 < code < 126 for code in EXIT_CODE.values())
+    # then it is answered as its cause is, through its bases
+    assert (status_of(error), exit_code_of(error)) == (409, 1)
+
+
+def test_a_class_under_no_cause_has_no_status() -> None:
+    # given a class under the root alone (a bug), then neither mapping guesses
+    class Uncaused(BasraError):
+        code = "uncaused"
+
+    assert status_of(Uncaused("x")) is None
+    assert exit_code_of(Uncaused("x")) == EX_SOFTWARE
+
+
+def test_the_command_line_errors_import_no_other_command_line_module() -> None:
+    # cli.shell reads the exit statuses from cli.errors: cli.errors must not import it back
+    tree = ast.parse(Path(cli.__path__[0], "errors.py").read_text())
+    imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+    imported |= {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    assert not {m for m in imported if m and m.split(".")[0] == "cli"}
 
 
 # -- one example per cause, through a real request and a real command ---------------------------
@@ -132,13 +247,28 @@ def test_http_a_rules_refusal(api: TestClient[Litestar]) -> None:
         "match_id"
     ]
     response = api.post(f"/matches/{match_id}/seats/1", json={"name": "Amal"})
-    # then the rules refuse it with the status the table gives
-    assert _error(response) == (HTTP_STATUS[SeatTakenError], "seat_taken") == (409, "seat_taken")
+    # then the rules refuse it "not now", with that sub-cause's status
+    assert _error(response) == (NotNowError.http_status, "seat_taken") == (409, "seat_taken")
 
 
 def test_http_a_request_error(api: TestClient[Litestar]) -> None:
     response = api.get("/matches/m-nowhere")
     assert _error(response) == (404, "match_not_found")
+
+
+@pytest.mark.parametrize("route", ["plays", "preview"])
+def test_http_a_card_text_that_is_not_a_card_is_bad_syntax(
+    api: TestClient[Litestar], route: str
+) -> None:
+    # given a seated match, when "ZZ" is played or previewed
+    match_id = api.post("/matches", json={"ruleset": "classic", "seats": 2, "bots": [1]}).json()[
+        "match_id"
+    ]
+    token = api.post(f"/matches/{match_id}/seats/0", json={"name": "Amal"}).json()["token"]
+    headers = {"Authorization": f"Bearer {token}"}
+    response = api.post(f"/matches/{match_id}/{route}", json={"card": "ZZ"}, headers=headers)
+    # then it is a bad syntax (400), no longer a rules refusal (422), with the same code
+    assert _error(response) == (BadSyntaxError.http_status, "unknown_card") == (400, "unknown_card")
 
 
 def test_http_a_store_fault(api: TestClient[Litestar]) -> None:
@@ -151,8 +281,8 @@ def test_http_a_store_fault(api: TestClient[Litestar]) -> None:
     view = api.get(f"/matches/{match_id}/view", headers=headers).json()
     body = {"card": view["hand"][0], "seq": 0}
     response = api.post(f"/matches/{match_id}/plays", json=body, headers=headers)
-    # then the store's refusal to append is 409 conflict, as the table says
-    assert _error(response) == (HTTP_STATUS[ConflictError], "conflict") == (409, "conflict")
+    # then the store's refusal to append is 409 conflict
+    assert _error(response) == (ConflictError.http_status, "conflict") == (409, "conflict")
 
 
 def _raising(error: Exception) -> Litestar:
@@ -183,8 +313,8 @@ def test_http_replay_data_and_an_outage_through_the_handlers(
     assert response.json()["error"]["message"] == error.message
 
 
-def test_http_an_unmapped_class_is_a_500_not_a_guess() -> None:
-    class LaterSeatError(SeatTakenError):
+def test_http_a_class_under_no_cause_is_a_500_not_a_guess() -> None:
+    class LaterSeatError(BasraError):
         code = "later_seat"
 
     with TestClient(_raising(LaterSeatError("seat 1 is taken"))) as client:

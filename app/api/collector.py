@@ -15,6 +15,8 @@ import gc
 import os
 from collections.abc import Mapping
 
+from domain.errors import RequestError
+
 COLLECTOR_VARIABLE = "BASRA_API_GC"
 """``tuned`` (the default): freeze the start-up objects and raise the thresholds; ``default``:
 leave Python's collector as it is."""
@@ -28,8 +30,10 @@ container objects instead of 700, an older one every 20 of those, a full one (of
 frozen) every 50 of the older ones. Python's default is (700, 10, 10)."""
 
 
-class CollectorSettingError(ValueError):
+class CollectorSettingError(RequestError):
     """``BASRA_API_GC`` is neither ``tuned`` nor ``default``."""
+
+    code = "invalid_collector_setting"
 
 
 def collector_mode(environ: Mapping[str, str] | None = None) -> str:

@@ -20,7 +20,8 @@ from litestar.openapi.spec import (
 from app.api.errors import ErrorBody
 
 _MEANING: Final = {
-    400: "Malformed JSON, a missing body or a bad header (`malformed_json`, `missing_body`, …)",
+    400: "Malformed JSON, a missing body, a bad header or not a card (`malformed_json`, "
+    "`missing_body`, `unknown_card`, …)",
     401: "No bearer token, or one this server did not issue (`missing_token`, `unknown_token`)",
     403: "A token of another match or seat, or a route for support only",
     405: "The route does not take this method (`method_not_allowed`; see the `Allow` header)",
@@ -28,7 +29,7 @@ _MEANING: Final = {
     409: "Not now: not this seat's turn, the match moved on, the seat is taken, it has ended",
     413: "The body is too large (`body_too_large`)",
     422: "Well-formed but invalid: unknown field, wrong type, a seat that is not a seat number, "
-    "not a card, card not in hand, …",
+    "card not in hand, …",
     503: "The event store cannot be reached (`store_unavailable`)",
 }
 

@@ -1,6 +1,6 @@
-"""Litestar's exception handlers: every error leaves the API in the one shape, from one table.
+"""Litestar's exception handlers: every error leaves the API in the one shape.
 
-A project error gets its code, message and the status ``HTTP_STATUS`` gives its class;
+A project error gets its code, message and the status of its cause (``status_of``);
 Litestar's own errors (routing, body size, parameter validation) get the API's codes; anything
 else is logged in full and answered with a generic 500 that says nothing about the match.
 """
@@ -65,9 +65,9 @@ def _from_http(exc: HTTPException) -> ApiError | Response[ErrorBody]:
 
 
 def handle_basra_error(request: Request[Any, Any, Any], exc: BasraError) -> Response[ErrorBody]:
-    """A project error: its code, its message, and the status of its class in the table."""
+    """A project error: its code, its message, and the status of its cause."""
     status = status_of(exc)
-    if status is None:  # a class missing from HTTP_STATUS: a bug, not the client's fault
+    if status is None:  # a class under no cause: a bug, not the client's fault
         return handle_unexpected(request, exc)
     if status >= 500:
         log.error("server error %s: %s", exc.code, exc.message)

@@ -1,10 +1,11 @@
-"""The API's own errors, and the HTTP status of every project error, in one table.
+"""The API's own errors, and the HTTP status of every project error, by its cause.
 
-Every error leaves the API as ``{"error": {"code", "message"}}``; ``HTTP_STATUS`` gives the
-status of each error class by its exact class (no default: a class missing from it is a
-bug, answered as a 500 and caught by the tests). Litestar's handlers that write the shape are
-in ``app.api.error_handlers``; this module imports no Litestar, so the command line can read
-the classes cheaply.
+Every error leaves the API as ``{"error": {"code", "message"}}``; ``status_of`` gives its
+status, the ``http_status`` of the nearest of its class's bases that sets one (a cause or
+sub-cause, ``domain.errors``), so a new class is answered as its cause is. A class under no
+cause has none: a bug, answered as a 500. Litestar's handlers that write the shape are in
+``app.api.error_handlers``; this module imports no Litestar, so the command line can read the
+classes cheaply.
 """
 
 from __future__ import annotations
@@ -15,22 +16,15 @@ from typing import Any, Final, Literal
 
 import msgspec
 
-from app import errors as app_errors
-from app.errors import (
-    ConflictError,
-    CorruptEventError,
-    MatchNotFoundError,
-    StoreMissingError,
-    StoreUnavailableError,
-)
-from domain import errors as rules
-from domain.errors import BasraError, RequestError
-from replays.errors import (
-    InvalidReceiptsError,
-    ReplayFileError,
-    StepOutOfRangeError,
-    StreamError,
-    UnknownViewerError,
+from app.errors import EX_TEMPFAIL
+from domain.errors import (
+    BadSyntaxError,
+    BasraError,
+    DoesNotFitError,
+    ForbiddenError,
+    NotFoundError,
+    RequestError,
+    UnauthenticatedError,
 )
 
 
@@ -48,42 +42,44 @@ class ErrorBody(msgspec.Struct, frozen=True):
 
 
 class ApiError(RequestError):
-    """A request error found by the HTTP layer itself; never raised itself."""
+    """A request error found by the HTTP layer itself; never raised itself.
+
+    It sets no status: each of its classes is also under the sub-cause it belongs to."""
 
     code = "bad_request"
 
 
-class MalformedJsonError(ApiError):
+class MalformedJsonError(ApiError, BadSyntaxError):
     """The body is not JSON."""
 
     code = "malformed_json"
 
 
-class MissingBodyError(ApiError):
+class MissingBodyError(ApiError, BadSyntaxError):
     """The route needs a JSON body and none was sent."""
 
     code = "missing_body"
 
 
-class UnknownFieldError(ApiError):
+class UnknownFieldError(ApiError, DoesNotFitError):
     """The body has a field the route does not know."""
 
     code = "unknown_field"
 
 
-class MissingFieldError(ApiError):
+class MissingFieldError(ApiError, DoesNotFitError):
     """The body lacks a required field."""
 
     code = "missing_field"
 
 
-class WrongTypeError(ApiError):
+class WrongTypeError(ApiError, DoesNotFitError):
     """A field or parameter has the wrong JSON type."""
 
     code = "wrong_type"
 
 
-class InvalidValueError(ApiError):
+class InvalidValueError(ApiError, DoesNotFitError):
     """A field or parameter is out of its allowed range or length."""
 
     code = "invalid_value"
@@ -93,9 +89,10 @@ class BodyTooLargeError(ApiError):
     """The body is larger than the server accepts."""
 
     code = "body_too_large"
+    http_status = 413
 
 
-class RouteNotFoundError(ApiError):
+class RouteNotFoundError(ApiError, NotFoundError):
     """No route has this path."""
 
     code = "not_found"
@@ -105,57 +102,58 @@ class MethodNotAllowedError(ApiError):
     """The route exists but not with this method."""
 
     code = "method_not_allowed"
+    http_status = 405
 
 
-class MissingTokenError(ApiError):
+class MissingTokenError(ApiError, UnauthenticatedError):
     """The route needs a bearer token and none was sent."""
 
     code = "missing_token"
 
 
-class UnknownTokenError(ApiError):
+class UnknownTokenError(ApiError, UnauthenticatedError):
     """The bearer token is not one this server issued."""
 
     code = "unknown_token"
 
 
-class WrongMatchError(ApiError):
+class WrongMatchError(ApiError, ForbiddenError):
     """The token belongs to another match."""
 
     code = "wrong_match"
 
 
-class WrongSeatError(ApiError):
+class WrongSeatError(ApiError, ForbiddenError):
     """The token belongs to another seat of this match."""
 
     code = "wrong_seat"
 
 
-class SupportOnlyError(ApiError):
+class SupportOnlyError(ApiError, ForbiddenError):
     """Only support staff (or anyone, once the match has ended) may use this route now."""
 
     code = "support_only"
 
 
-class SeatOnlyError(ApiError):
+class SeatOnlyError(ApiError, ForbiddenError):
     """Only a seat of the match may do this (support watches but does not play)."""
 
     code = "seat_only"
 
 
-class SeedRefusedError(ApiError):
+class SeedRefusedError(ApiError, ForbiddenError):
     """A text seed is accepted only when the server runs in test mode (BASRA_TEST_MODE=1)."""
 
     code = "seed_refused"
 
 
-class IdempotencyKeyReusedError(ApiError):
+class IdempotencyKeyReusedError(ApiError, DoesNotFitError):
     """An ``Idempotency-Key`` was sent again with a different body."""
 
     code = "idempotency_key_reused"
 
 
-class InvalidHeaderError(ApiError):
+class InvalidHeaderError(ApiError, BadSyntaxError):
     """A header has a value the API cannot use."""
 
     code = "invalid_header"
@@ -165,6 +163,8 @@ class RateLimitedError(ApiError):
     """Too many requests of one kind from one client address: wait ``retry_after`` seconds."""
 
     code = "rate_limited"
+    http_status = 429
+    exit_status = EX_TEMPFAIL
 
     def __init__(
         self, message: str, retry_after: int = 1, headers: dict[str, str] | None = None
@@ -175,25 +175,25 @@ class RateLimitedError(ApiError):
         """The ``RateLimit-*`` headers of the limit that refused (docs/api.md, "Limits")."""
 
 
-class TokenInQueryError(ApiError):
+class TokenInQueryError(ApiError, UnauthenticatedError):
     """A player or support token was sent in a query string, where only a seat's is taken."""
 
     code = "token_in_query"
 
 
-class SpectatorsRefusedError(ApiError):
+class SpectatorsRefusedError(ApiError, ForbiddenError):
     """The table was created with ``"spectators": false``: only its seats and support see it."""
 
     code = "spectators_refused"
 
 
-class InvalidFilterError(ApiError):
+class InvalidFilterError(ApiError, BadSyntaxError):
     """A lobby filter names no status, rule set or table size that exists."""
 
     code = "invalid_filter"
 
 
-class InvalidCursorError(ApiError):
+class InvalidCursorError(ApiError, BadSyntaxError):
     """A lobby or ladder cursor that this server did not hand out, or that points at no listed
     table."""
 
@@ -203,93 +203,11 @@ class InvalidCursorError(ApiError):
 INTERNAL_ERROR: Final = "internal_error"
 """The code of a 500 for anything that is not a project error (logged in full on the server)."""
 
-HTTP_STATUS: Final[dict[type[BasraError], int]] = {
-    # Rules refusals: a request the rules cannot accept (422), or not now (409).
-    rules.UnknownCardError: 422,
-    rules.UnknownRulesetError: 422,
-    rules.InvalidSeatCountError: 422,
-    rules.InvalidTargetError: 422,
-    rules.InvalidSeatError: 422,
-    rules.SeatTakenError: 409,
-    rules.MatchNotStartedError: 409,
-    rules.MatchEndedError: 409,
-    rules.MatchAlreadyCreatedError: 409,
-    rules.NotYourTurnError: 409,
-    rules.CardNotInHandError: 422,
-    rules.InvalidSecretError: 422,
-    rules.InvalidClientSeedError: 422,
-    rules.UnseededMatchError: 409,
-    rules.InvalidEventError: 422,
-    rules.InvalidNameError: 422,
-    rules.PlayerSeatedError: 409,
-    rules.PlayerNameErasedError: 409,
-    rules.UnknownBotKindError: 422,
-    rules.InvalidBotBudgetError: 422,
-    rules.UnknownCommandError: 422,
-    rules.InvalidTurnSecondsError: 422,
-    rules.StaleDeadlineError: 409,
-    rules.DeadlineNotReachedError: 409,
-    rules.TurnExpiredError: 409,
-    rules.MatchNotWaitingError: 409,
-    rules.MatchNotEndedError: 409,
-    rules.RematchExistsError: 409,
-    rules.SeatReservedError: 403,
-    rules.InvalidReservationError: 422,
-    # Request errors: nothing there, or a request that does not fit the route.
-    MatchNotFoundError: 404,
-    StoreMissingError: 503,
-    StepOutOfRangeError: 422,
-    UnknownViewerError: 422,
-    MalformedJsonError: 400,
-    MissingBodyError: 400,
-    UnknownFieldError: 422,
-    MissingFieldError: 422,
-    WrongTypeError: 422,
-    InvalidValueError: 422,
-    BodyTooLargeError: 413,
-    RouteNotFoundError: 404,
-    MethodNotAllowedError: 405,
-    MissingTokenError: 401,
-    UnknownTokenError: 401,
-    WrongMatchError: 403,
-    WrongSeatError: 403,
-    SupportOnlyError: 403,
-    SeatOnlyError: 403,
-    SeedRefusedError: 403,
-    IdempotencyKeyReusedError: 422,
-    InvalidHeaderError: 400,
-    TokenInQueryError: 401,
-    SpectatorsRefusedError: 403,
-    InvalidFilterError: 400,
-    InvalidCursorError: 400,
-    # Support agents and feed tickets (docs/api.md, "Support agents" and "Tickets").
-    app_errors.InvalidAgentNameError: 422,
-    app_errors.AgentExistsError: 409,
-    app_errors.UnknownAgentError: 404,
-    app_errors.AgentRevokedError: 401,
-    app_errors.UnknownTicketError: 401,
-    app_errors.TicketExpiredError: 401,
-    app_errors.TicketUsedError: 401,
-    app_errors.TicketWrongMatchError: 403,
-    # Results (docs/api.md, "Results").
-    app_errors.PlayerNotFoundError: 404,
-    app_errors.NotAPlayerError: 404,
-    RateLimitedError: 429,
-    # Store faults: a lost race is the client's to retry (409); the rest are the server's.
-    ConflictError: 409,
-    CorruptEventError: 500,
-    StoreUnavailableError: 503,
-    # Replay data: a stream or file that is not a match.
-    ReplayFileError: 422,
-    StreamError: 422,
-    InvalidReceiptsError: 422,
-}
-"""The HTTP status of every error class the API can meet, by exact class (no default)."""
-
 
 def status_of(error: BasraError) -> int | None:
-    """The HTTP status of ``error``'s exact class, or None when the table lacks it (a bug)."""
-    return HTTP_STATUS.get(type(error))
+    """The HTTP status of ``error``: that of the nearest of its class's bases (its MRO) that
+    sets ``http_status``, its cause or sub-cause; None under no cause (a bug, answered 500)."""
+    return type(error).http_status
 
 
 def _shape(hint: Any) -> Any:

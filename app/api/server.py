@@ -40,6 +40,7 @@ from app.config import StoreConfig, resolve_store
 from app.service import MatchService
 from app.service.access import AccessService
 from app.service.players import PlayerService
+from domain.errors import RequestError
 
 log = logging.getLogger("basra.api.server")
 
@@ -90,8 +91,10 @@ EVENT_LOOPS = ("auto", "uvloop", "asyncio")
 macOS; asyncio is the standard library's own."""
 
 
-class ServeError(ValueError):
+class ServeError(RequestError):
     """The server cannot start as asked."""
+
+    code = "cannot_serve"
 
 
 def serving_app(db: Path | None = None, database_url: str | None = None) -> Litestar:

@@ -33,6 +33,7 @@ import msgspec
 from app.errors import CorruptEventError
 from app.store.decoding import TOPICS
 from app.store.match_store import LogEntry, MatchStore
+from domain.errors import BadSyntaxError
 from domain.events import CardPlayed, MatchCreated, MatchEnded, SeatTaken
 from domain.ratings import NEW_PLAYER, Rating, days_between, idle, rate_match
 from domain.results import SCORE, FinishedMatch, seat_results
@@ -133,8 +134,10 @@ LadderKey = tuple[int, float, str]
 """Where a ladder row stands: (provisional 0/1, rating, player id)."""
 
 
-class BadCursorError(ValueError):
+class BadCursorError(BadSyntaxError):
     """A ladder cursor that this projection did not hand out."""
+
+    code = "bad_ladder_cursor"
 
 
 def ladder_cursor(profile: Profile, rank: int) -> str:

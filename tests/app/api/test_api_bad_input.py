@@ -30,10 +30,11 @@ PLAY_BODIES = [
     (b'{"card": "AC", "seq": -1}', 422, "invalid_value"),
     (b'{"card": "AC", "extra": 1}', 422, "unknown_field"),
     (b'{"card": ""}', 422, "invalid_value"),
-    (b'{"card": "11C"}', 422, "unknown_card"),
-    (b'{"card": "ZZ"}', 422, "unknown_card"),
-    (b'{"card": "1D"}', 422, "unknown_card"),
-    (b'{"card": "\\u0000"}', 422, "unknown_card"),
+    # a card text that is not a card (R1) cannot be read: a bad syntax, 400 (was 422)
+    (b'{"card": "11C"}', 400, "unknown_card"),
+    (b'{"card": "ZZ"}', 400, "unknown_card"),
+    (b'{"card": "1D"}', 400, "unknown_card"),
+    (b'{"card": "\\u0000"}', 400, "unknown_card"),
     (b'{"card": "AAAAAAAAAAAAAAAAAAAA"}', 422, "invalid_value"),
 ]
 
