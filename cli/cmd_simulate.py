@@ -15,8 +15,9 @@ import typer
 
 from cli.common import DbOption, JsonOption, app, handles_errors
 from cli.shell import InvalidOptionError, dump_json, echo_err, opened
+from domain.bot_kinds import BOT_KINDS
 from domain.commands import CreateMatch
-from domain.decide import BOT_KINDS, decide
+from domain.decide import decide
 from domain.fairness import check_client_seed, lp, secret_from_text_seed
 from domain.state import INITIAL_STATE, MatchState
 from replays.replay_file import write_replay

@@ -49,6 +49,7 @@ from domain.events import (
     RoundScored,
     RoundStarted,
     SeatTaken,
+    table_settings,
     tagged,
 )
 from domain.evolve import fold
@@ -157,6 +158,7 @@ def create_match(
     status = status_after(recorded)
     # Nobody has sat down yet: every seat that is not a bot's is open while the table waits.
     waiting = status == "waiting"
+    settings = table_settings(created)
     return MatchCreatedResponse(
         match_id=match_id,
         ruleset=created.ruleset,
@@ -168,9 +170,9 @@ def create_match(
         open_seats=tuple(s for s in range(created.seats) if waiting and s not in created.bots),
         commitment=created.commitment,
         seq=recorded[-1].seq,
-        turn_seconds=created.turn_seconds if isinstance(created.turn_seconds, int) else None,
-        private=created.private is True,
-        spectators=created.spectators is not False,
+        turn_seconds=settings.turn_seconds,
+        private=settings.private,
+        spectators=settings.spectators,
     )
 
 

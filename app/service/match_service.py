@@ -25,6 +25,7 @@ from app.store.cache import StateCache
 from app.store.match_store import MatchStore
 from domain.cards import Card
 from domain.chain import chained
+from domain.clock import turn_ran_out
 from domain.commands import (
     AbandonTable,
     CreateMatch,
@@ -34,7 +35,6 @@ from domain.commands import (
     RecordRematch,
     TakeSeat,
 )
-from domain.decide import turn_ran_out
 from domain.errors import MatchAlreadyCreatedError, RulesRefusalError
 from domain.events import MatchCreated
 from domain.evolve import fold
