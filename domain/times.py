@@ -1,19 +1,25 @@
-"""Instants as values (R25): the one text form of a UTC instant in a stream, and sums on it.
+"""Instants as values (R25): the one place UTC instants are written as text and read back.
 
 The rules never read a clock: the server passes ``now_us`` (Unix epoch microseconds, the
 precision of a record time) in a command, and deadlines are written in the same form as a
 recorded event's ``at``
-(``YYYY-MM-DDTHH:MM:SS.ffffffZ``, docs/replay-format.md). The calendar sums are done on whole
-numbers (the proleptic Gregorian calendar, as UTC counts it, without leap seconds).
+(``YYYY-MM-DDTHH:MM:SS.ffffffZ``, docs/replay-format.md). Support's records (agents, the
+access trail, tickets) are written to the millisecond (``YYYY-MM-DDTHH:MM:SS.fffZ``). The
+calendar sums are done on whole numbers (the proleptic Gregorian calendar, as UTC counts it,
+without leap seconds); the app's wall clock, an aware ``datetime``, is turned into microseconds
+here too.
 """
 
 from __future__ import annotations
 
 import re
+from datetime import UTC, datetime, timedelta
 from typing import Final
 
 _TEXT: Final = re.compile(r"(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)(?:\.(\d{1,6}))?Z")
 _DAY_US: Final = 86_400_000_000
+_EPOCH: Final = datetime(1970, 1, 1, tzinfo=UTC)
+_MICROSECOND: Final = timedelta(microseconds=1)
 
 
 def _days_from_civil(y: int, m: int, d: int) -> int:
@@ -52,6 +58,29 @@ def utc_text_us(micros: int) -> str:
     hh, rest = divmod(seconds, 3600)
     mm, ss = divmod(rest, 60)
     return f"{y:04d}-{m:02d}-{d:02d}T{hh:02d}:{mm:02d}:{ss:02d}.{micro:06d}Z"
+
+
+def utc_text_ms(micros: int) -> str:
+    """The instant ``micros`` microseconds after the Unix epoch as UTC text to the millisecond
+    (the microseconds cut off): the form of support's records."""
+    return utc_text_us(micros)[:23] + "Z"
+
+
+def epoch_micros(when: datetime) -> int:
+    """Microseconds since the Unix epoch of an aware ``datetime`` (the app's wall clock)."""
+    return (when - _EPOCH) // _MICROSECOND
+
+
+def canonical_micros(text: str) -> int | None:
+    """Microseconds since the Unix epoch of ``text`` when it is a real instant of the years
+    0001-9999 written exactly in the one form, ``YYYY-MM-DDTHH:MM:SS.ffffffZ``; else None."""
+    if len(text) != 27 or text.startswith("0000"):
+        return None
+    try:
+        micros = utc_micros(text)
+    except ValueError:
+        return None
+    return micros if utc_text_us(micros) == text else None
 
 
 def utc_micros(text: str) -> int:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import secrets
 import time
 from collections.abc import Callable, Sequence
-from datetime import UTC, datetime
 from pathlib import Path
 
 from app.config import resolve_store
@@ -40,13 +39,13 @@ from domain.events import MatchCreated
 from domain.evolve import fold
 from domain.recorded import RecordedEvent, misnumbered
 from domain.state import INITIAL_STATE, MatchState
-from domain.times import later, reached, utc_micros, utc_text
+from domain.times import later, reached, utc_micros, utc_text, utc_text_us
 from replays.errors import StreamError
 
 
 def utc_now() -> str:
     """The record time of an event: UTC, ``YYYY-MM-DDTHH:MM:SS.ffffffZ``."""
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return utc_text_us(time.time_ns() // 1000)
 
 
 def fast_clock(anchor_ms: int, speed: float) -> Callable[[], str]:
