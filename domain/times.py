@@ -6,20 +6,16 @@ recorded event's ``at``
 (``YYYY-MM-DDTHH:MM:SS.ffffffZ``, docs/replay-format.md). Support's records (agents, the
 access trail, tickets) are written to the millisecond (``YYYY-MM-DDTHH:MM:SS.fffZ``). The
 calendar sums are done on whole numbers (the proleptic Gregorian calendar, as UTC counts it,
-without leap seconds); the app's wall clock, an aware ``datetime``, is turned into microseconds
-here too.
+without leap seconds).
 """
 
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime, timedelta
 from typing import Final
 
 _TEXT: Final = re.compile(r"(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)(?:\.(\d{1,6}))?Z")
 _DAY_US: Final = 86_400_000_000
-_EPOCH: Final = datetime(1970, 1, 1, tzinfo=UTC)
-_MICROSECOND: Final = timedelta(microseconds=1)
 
 
 def _days_from_civil(y: int, m: int, d: int) -> int:
@@ -64,11 +60,6 @@ def utc_text_ms(micros: int) -> str:
     """The instant ``micros`` microseconds after the Unix epoch as UTC text to the millisecond
     (the microseconds cut off): the form of support's records."""
     return utc_text_us(micros)[:23] + "Z"
-
-
-def epoch_micros(when: datetime) -> int:
-    """Microseconds since the Unix epoch of an aware ``datetime`` (the app's wall clock)."""
-    return (when - _EPOCH) // _MICROSECOND
 
 
 def canonical_micros(text: str) -> int | None:
