@@ -18,6 +18,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
 
+from domain.bot_kinds import DEFAULT_BUDGET, LOGIC_VERSION
 from domain.bots import Bot, EasyBot, bot_card
 from domain.commands import CreateMatch, PlayCard
 from domain.decide import decide
@@ -25,8 +26,6 @@ from domain.evolve import fold
 from domain.fairness import secret_from_text_seed
 from domain.state import INITIAL_STATE
 from domain.strong_bot import (
-    DEFAULT_BUDGET,
-    LOGIC_VERSION,
     SeatKnowledge,
     StrongBot,
     best_card,

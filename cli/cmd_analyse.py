@@ -9,8 +9,8 @@ import typer
 from cli.common import AsSeatOption, DbOption, JsonOption, app, handles_errors
 from cli.reading import named_events
 from cli.shell import dump_json, reading, viewer_of
+from domain.bot_kinds import DEFAULT_BUDGET
 from domain.redaction import SUPPORT
-from domain.strong_bot import DEFAULT_BUDGET
 from replays.analysis import analyse_recorded, analysis_line
 
 

@@ -6,7 +6,6 @@ import hashlib
 import secrets
 import sys
 from collections.abc import Callable
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Annotated, TextIO
 
@@ -16,13 +15,15 @@ import typer
 from cli.common import DbOption, JsonOption, app, handles_errors
 from cli.errors import InvalidOptionError
 from cli.shell import dump_json, echo_err, opened
+from domain.bot_kinds import BOT_KINDS
 from domain.commands import CreateMatch
-from domain.decide import BOT_KINDS, decide
+from domain.decide import decide
 from domain.fairness import check_client_seed, lp, secret_from_text_seed
 from domain.state import INITIAL_STATE, MatchState
+from domain.times import utc_micros, utc_text_us
 from replays.replay_file import write_replay
 
-SEEDED_EPOCH = datetime(2000, 1, 1, tzinfo=UTC)
+SEEDED_EPOCH_US = utc_micros("2000-01-01T00:00:00Z")
 """A seeded simulation's matches are recorded at times within the year after this instant."""
 
 SECONDS_PER_YEAR = 365 * 24 * 3600
@@ -104,7 +105,7 @@ def seeded_id(k: int, ruleset: str, seats: int, digest: bytes) -> str:
 def seeded_time(digest: bytes) -> str:
     """A seeded match's record time: 2000-01-01T00:00:00Z plus ``u32be(H[4:8]) mod 31536000`` s."""
     offset = int.from_bytes(digest[4:8], "big") % SECONDS_PER_YEAR
-    return (SEEDED_EPOCH + timedelta(seconds=offset)).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return utc_text_us(SEEDED_EPOCH_US + offset * 1_000_000)
 
 
 def seat_kinds(bots: str, seats: int) -> tuple[str, dict[int, str]]:

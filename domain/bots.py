@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from typing import Final, Protocol
 
+from domain.bot_kinds import DEFAULT_BUDGET, LOGIC_VERSION
 from domain.cards import CLASSIC_POINTS, DECK, JACKS, KOMI, VALUE, Card
 from domain.fairness import Stream, bot_stream
 from domain.play import remaining_floor, resolve_play
 from domain.rulesets import FIRST_FLOOR_CARDS, ruleset
 from domain.state import MatchState
-from domain.strong_bot import DEFAULT_BUDGET, LOGIC_VERSION, StrongBot
+from domain.strong_bot import StrongBot
 from domain.views import SeatView, seat_view
 
 CARDS_DEALT_PER_ROUND: Final = len(DECK) - FIRST_FLOOR_CARDS

@@ -81,11 +81,16 @@ class LeaveMatch(Command, frozen=True, tag="leave_match"):
 
 class ExpireTurn(Command, frozen=True, tag="expire_turn"):
     """The clock: ``seat``'s turn ran out at ``deadline`` (R25); ``now_us`` is the server's now
-    (Unix epoch µs)."""
+    (Unix epoch µs).
+
+    ``card`` is the card the clock plays for the seat at four seats: the easy bot's pick from
+    that seat's view, chosen above the rules (domain/autoplay.py); two seats need none.
+    """
 
     seat: int
     deadline: str
     now_us: int
+    card: Card | None = None
 
 
 class AbandonTable(Command, frozen=True, tag="abandon_table"):

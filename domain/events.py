@@ -40,7 +40,7 @@ class MatchCreated(Event, frozen=True, tag="match_created"):
     # bot is bot_kind), and the strong bot's budget in sampled deals (absent: no strong bot).
     bot_kinds: dict[str, str] | msgspec.UnsetType = msgspec.UNSET
     bot_budget: int | msgspec.UnsetType = msgspec.UNSET
-    # How the strong bot decides (domain/strong_bot.py LOGIC_VERSION), whenever one plays;
+    # How the strong bot decides (domain/bot_kinds.py LOGIC_VERSION), whenever one plays;
     # absent: 1, the way of every match recorded before the field.
     bot_logic: int | msgspec.UnsetType = msgspec.UNSET
     # A rematch's seats kept for the players who held them (player id by seat, None: open to
@@ -197,3 +197,44 @@ def tagged(event: Event) -> AnyEvent:
     if not isinstance(event, EVENT_TYPES):
         raise TypeError(f"{type(event).__name__} is not an event type of a match stream")
     return cast(AnyEvent, event)
+
+
+class TableSettings(msgspec.Struct, frozen=True, gc=False):
+    """The settings ``match_created`` leaves out of the line at their defaults, as plain values:
+    what each absent field means (docs/replay-format.md)."""
+
+    turn_seconds: int | None
+    """R25: the table's turn time; None: no clock."""
+    private: bool
+    """Kept out of the lobby."""
+    spectators: bool
+    """False: only seated players see the table."""
+    rematch_of: str | None
+    """The match this one is the rematch of."""
+    bot_kinds: tuple[tuple[int, str], ...]
+    """(seat, kind) where a bot is not ``bot_kind``, by seat."""
+    bot_budget: int | None
+    """The strong bot's deals per decision, when one plays."""
+    bot_logic: int
+    """How the strong bot decides; 1 for matches recorded before the field."""
+    reserved: tuple[str | None, ...]
+    """The player id kept per seat of a rematch; (): none kept."""
+
+
+def table_settings(created: MatchCreated) -> TableSettings:
+    """The one reading of ``created``'s optional fields into values (absent: the default)."""
+    kinds = created.bot_kinds
+    return TableSettings(
+        turn_seconds=created.turn_seconds if isinstance(created.turn_seconds, int) else None,
+        private=created.private is True,
+        spectators=created.spectators is not False,
+        rematch_of=optional(created.rematch_of),
+        bot_kinds=(
+            ()
+            if isinstance(kinds, msgspec.UnsetType)
+            else tuple(sorted((int(seat), kind) for seat, kind in kinds.items()))
+        ),
+        bot_budget=created.bot_budget if isinstance(created.bot_budget, int) else None,
+        bot_logic=created.bot_logic if isinstance(created.bot_logic, int) else 1,
+        reserved=created.reserved if isinstance(created.reserved, tuple) else (),
+    )

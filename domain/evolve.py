@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from functools import lru_cache
 from itertools import filterfalse
 from typing import TypeVar, assert_never, cast
 
-from msgspec import UNSET, UnsetType
+from msgspec import UNSET
 from msgspec.structs import replace
 
-from domain.cards import DECK, Card
+from domain.cards import Card
+from domain.clock import timed_out_after
+from domain.dealing import first_to_play, round_deck
 from domain.events import (
     AnyEvent,
     CardPlayed,
@@ -24,24 +25,18 @@ from domain.events import (
     RoundStarted,
     SeatTaken,
     optional,
+    table_settings,
 )
-from domain.fairness import deal_key, shuffled_deck
+from domain.fairness import deal_key
 from domain.names import bot_name
-from domain.state import INITIAL_STATE, MatchSetup, MatchState
+from domain.state import INITIAL_STATE, MatchSetup, MatchState, side_of
 
 _T = TypeVar("_T", int, tuple[Card, ...])
 
 
-@lru_cache(maxsize=4096)
-def round_deck(key: bytes | None, round_number: int) -> tuple[Card, ...]:
-    """The stock of a round, top first (R6); for an unseeded import, the deck in index order."""
-    if key is None:
-        return DECK
-    return shuffled_deck(key, round_number)
-
-
 def _created(state: MatchState, e: MatchCreated) -> MatchState:
     secret = bytes.fromhex(e.secret) if e.secret is not None else None
+    settings = table_settings(e)
     setup = MatchSetup(
         match_id=e.match_id,
         ruleset=e.ruleset,
@@ -54,14 +49,14 @@ def _created(state: MatchState, e: MatchCreated) -> MatchState:
         bots=e.bots,
         bot_kind=e.bot_kind,
         origin=e.origin,
-        turn_seconds=e.turn_seconds if isinstance(e.turn_seconds, int) else None,
-        private=e.private is True,
-        spectators=e.spectators is not False,
-        rematch_of=optional(e.rematch_of),
-        bot_kinds=_bot_kinds(e),
-        bot_budget=e.bot_budget if isinstance(e.bot_budget, int) else None,
-        bot_logic=e.bot_logic if isinstance(e.bot_logic, int) else 1,
-        reserved=e.reserved if isinstance(e.reserved, tuple) else (),
+        turn_seconds=settings.turn_seconds,
+        private=settings.private,
+        spectators=settings.spectators,
+        rematch_of=settings.rematch_of,
+        bot_kinds=settings.bot_kinds,
+        bot_budget=settings.bot_budget,
+        bot_logic=settings.bot_logic,
+        reserved=settings.reserved,
     )
     names = tuple(bot_name(setup.kind_at(s)) if s in e.bots else None for s in range(e.seats))
     return replace(
@@ -72,13 +67,6 @@ def _created(state: MatchState, e: MatchCreated) -> MatchState:
         hands=((),) * e.seats,
         events=state.events + 1,
     )
-
-
-def _bot_kinds(e: MatchCreated) -> tuple[tuple[int, str], ...]:
-    """A match's bot kinds by seat where they differ (none recorded: every bot is bot_kind)."""
-    if isinstance(e.bot_kinds, UnsetType):
-        return ()
-    return tuple(sorted((int(seat), kind) for seat, kind in e.bot_kinds.items()))
 
 
 def _seat_taken(state: MatchState, e: SeatTaken) -> MatchState:
@@ -110,7 +98,7 @@ def _round_started(state: MatchState, e: RoundStarted) -> MatchState:
         round=e.round,
         deal=0,
         dealer=e.dealer,
-        turn=(e.dealer + 1) % seats,  # R3: the seat after the dealer plays first
+        turn=first_to_play(e.dealer, seats),
         hands=((),) * seats,
         in_hands=0,
         floor=(),
@@ -229,21 +217,15 @@ def _added(pair: tuple[_T, ...], side: int, extra: _T) -> tuple[_T, ...]:
     return (pair[0] + extra, pair[1])
 
 
-def _timed_out(timed_out: tuple[int, ...], event: CardPlayed) -> tuple[int, ...]:
-    """R25a: an auto play marks its seat as run out; the seat's own play clears the mark."""
-    seat = event.seat
-    if event.auto:
-        return timed_out if seat in timed_out else tuple(sorted((*timed_out, seat)))
-    return tuple([s for s in timed_out if s != seat])
-
-
 def _card_played(state: MatchState, event: CardPlayed) -> MatchState:
     """A card played (R8-R12), and the turn clock it passes on (R25, R25a)."""
     after = _card_moved(state, event)
     if event.deadline is UNSET and state.deadline is None and not (event.auto or state.timed_out):
         return after  # no clock runs on this table: most plays of every stream recorded so far
     return replace(
-        after, deadline=optional(event.deadline), timed_out=_timed_out(state.timed_out, event)
+        after,
+        deadline=optional(event.deadline),
+        timed_out=timed_out_after(state.timed_out, event.seat, event.auto),
     )
 
 
@@ -269,7 +251,7 @@ def _card_moved(state: MatchState, event: CardPlayed) -> MatchState:
         else:
             taken = set(captured)
             floor = tuple([c for c in floor if c not in taken])
-        side = seat & 1  # R2: seat s plays for side s % 2
+        side = side_of(seat)
         pile_basra = state.pile_basra
         if event.basra:
             pile_basra = _added(pile_basra, side, event.basra)

@@ -40,6 +40,10 @@ class MatchSetup(msgspec.Struct, frozen=True, gc=False):
     bot_logic: int = 1  # how the strong bot decides (its LOGIC_VERSION when the match began)
     reserved: tuple[str | None, ...] = ()  # player id kept per seat of a rematch (): none
 
+    def revealed_secret(self) -> str | None:
+        """The secret as the match's end reveals it (hex, R23); None for an import without it."""
+        return self.secret.hex() if self.secret is not None else None
+
     def kind_at(self, seat: int) -> str:
         """The kind of the bot at ``seat`` (easy, random or strong)."""
         for s, kind in self.bot_kinds:

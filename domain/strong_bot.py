@@ -16,20 +16,13 @@ from typing import Final
 
 import msgspec
 
+from domain.bot_kinds import DEFAULT_BUDGET, LOGIC_VERSION
 from domain.cards import CLASSIC_POINTS, DECK, JACKS, KOMI, RANK, VALUE, Card
 from domain.fairness import Stream
 from domain.play import PlayOutcome, remaining_floor, resolve_play
 from domain.rulesets import FIRST_FLOOR_CARDS, MAJORITY_CARDS, Classic, ruleset
 from domain.state import MatchState, side_of
 from domain.views import SeatView, seat_view
-
-DEFAULT_BUDGET: Final = 8
-"""Deals of the unseen cards sampled per decision unless the match records another count."""
-
-LOGIC_VERSION: Final = 2
-"""How the bot decides: 1 samples every unseen card freely and deals its playouts a block of
-the hand size per seat; 2 keeps the cards sent back (R4) where the seat saw them go and deals
-one card at a time from the seat after the dealer (R5)."""
 
 HORIZON_PLAYS: Final = 16
 """A playout stops after this many plays (two deals of Classic at two seats) or at the round's
@@ -169,7 +162,7 @@ class _Game:
         if outcome is None:
             outcome = _resolve(self.memo, self.rules, floor, card, self.trail)
         if outcome.captured:
-            side = seat & 1
+            side = side_of(seat)
             self.cards[side] += len(outcome.captured) + 1
             self.points[side] += CLASSIC_POINTS[card] + sum(
                 [CLASSIC_POINTS[c] for c in outcome.captured]

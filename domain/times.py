@@ -1,10 +1,12 @@
-"""Instants as values (R25): the one text form of a UTC instant in a stream, and sums on it.
+"""Instants as values (R25): the one place UTC instants are written as text and read back.
 
 The rules never read a clock: the server passes ``now_us`` (Unix epoch microseconds, the
 precision of a record time) in a command, and deadlines are written in the same form as a
 recorded event's ``at``
-(``YYYY-MM-DDTHH:MM:SS.ffffffZ``, docs/replay-format.md). The calendar sums are done on whole
-numbers (the proleptic Gregorian calendar, as UTC counts it, without leap seconds).
+(``YYYY-MM-DDTHH:MM:SS.ffffffZ``, docs/replay-format.md). Support's records (agents, the
+access trail, tickets) are written to the millisecond (``YYYY-MM-DDTHH:MM:SS.fffZ``). The
+calendar sums are done on whole numbers (the proleptic Gregorian calendar, as UTC counts it,
+without leap seconds).
 """
 
 from __future__ import annotations
@@ -52,6 +54,24 @@ def utc_text_us(micros: int) -> str:
     hh, rest = divmod(seconds, 3600)
     mm, ss = divmod(rest, 60)
     return f"{y:04d}-{m:02d}-{d:02d}T{hh:02d}:{mm:02d}:{ss:02d}.{micro:06d}Z"
+
+
+def utc_text_ms(micros: int) -> str:
+    """The instant ``micros`` microseconds after the Unix epoch as UTC text to the millisecond
+    (the microseconds cut off): the form of support's records."""
+    return utc_text_us(micros)[:23] + "Z"
+
+
+def canonical_micros(text: str) -> int | None:
+    """Microseconds since the Unix epoch of ``text`` when it is a real instant of the years
+    0001-9999 written exactly in the one form, ``YYYY-MM-DDTHH:MM:SS.ffffffZ``; else None."""
+    if len(text) != 27 or text.startswith("0000"):
+        return None
+    try:
+        micros = utc_micros(text)
+    except ValueError:
+        return None
+    return micros if utc_text_us(micros) == text else None
 
 
 def utc_micros(text: str) -> int:

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from functools import partial
+from typing import TYPE_CHECKING, TypeVar
 
 import msgspec
 
 from domain.cards import Card
 from domain.errors import CardNotInHandError, InvalidSeatError, MatchNotStartedError
-from domain.state import MatchState, Status
+from domain.state import MatchSetup, MatchState, Status
 
 if TYPE_CHECKING:
     from domain.play import PlayOutcome
@@ -81,68 +83,75 @@ class PlayPreview(msgspec.Struct, frozen=True):
     sweep: bool
 
 
-def _table_fields(state: MatchState, seq: int | None) -> dict[str, object]:
-    setup = state.setup
-    if setup is None:
+_View = TypeVar("_View", bound=TableView)
+
+
+def _setup_of(state: MatchState) -> MatchSetup:
+    """The setup of a created match (MatchNotStartedError before it exists)."""
+    if state.setup is None:
         raise MatchNotStartedError("there is no such match")
-    return {
-        "match_id": setup.match_id,
-        "ruleset": setup.ruleset,
-        "seats": setup.seats,
-        "target": setup.target,
-        "status": state.status,
-        "round": state.round,
-        "deal": state.deal,
-        "dealer": state.dealer,
-        "turn": state.turn,
-        "floor": state.floor,
-        "hand_counts": tuple(len(h) for h in state.hands),
-        "stock": len(state.stock) if state.status == "playing" else 0,
-        "scores": state.totals,
-        "carry": state.carry,
-        "piles": state.pile_cards,
-        "round_basra": state.pile_basra,
-        "trail_pair": state.trail_pair,
-        "names": state.names,
-        "bots": setup.bots,
-        "commitment": setup.commitment,
-        "winner": state.winner,
-        "end_reason": state.end_reason,
-        "seq": state.events if seq is None else seq,
-        "deadline": state.deadline,
-        "turn_seconds": setup.turn_seconds,
-        "timed_out": state.timed_out,
-        "rematch_of": setup.rematch_of,
-        "rematch": state.rematch,
-        "client_seeds": setup.client_seeds,
-    }
+    return state.setup
+
+
+def _built(state: MatchState, seq: int | None, make: Callable[..., _View]) -> _View:
+    """``make`` (a view type, with the fields of its own given) called with the public table."""
+    setup = _setup_of(state)
+    return make(
+        match_id=setup.match_id,
+        ruleset=setup.ruleset,
+        seats=setup.seats,
+        target=setup.target,
+        status=state.status,
+        round=state.round,
+        deal=state.deal,
+        dealer=state.dealer,
+        turn=state.turn,
+        floor=state.floor,
+        hand_counts=tuple(len(h) for h in state.hands),
+        stock=len(state.stock) if state.status == "playing" else 0,
+        scores=state.totals,
+        carry=state.carry,
+        piles=state.pile_cards,
+        round_basra=state.pile_basra,
+        trail_pair=state.trail_pair,
+        names=state.names,
+        bots=setup.bots,
+        commitment=setup.commitment,
+        winner=state.winner,
+        end_reason=state.end_reason,
+        seq=state.events if seq is None else seq,
+        deadline=state.deadline,
+        turn_seconds=setup.turn_seconds,
+        timed_out=state.timed_out,
+        rematch_of=setup.rematch_of,
+        rematch=state.rematch,
+        client_seeds=setup.client_seeds,
+    )
 
 
 def table_view(state: MatchState, seq: int | None = None) -> TableView:
     """The public table (R23)."""
-    return TableView(**_table_fields(state, seq))  # type: ignore[arg-type]
+    return _built(state, seq, TableView)
 
 
 def seat_view(state: MatchState, seat: int, seq: int | None = None) -> SeatView:
     """The table as ``seat`` sees it: its own hand and nothing of any other (R23)."""
-    fields = _table_fields(state, seq)
+    _setup_of(state)
     if not 0 <= seat < len(state.hands):
         raise InvalidSeatError(f"seat {seat} is not a seat of this table")
-    return SeatView(**fields, seat=seat, hand=state.hands[seat])  # type: ignore[arg-type]
+    return _built(state, seq, partial(SeatView, seat=seat, hand=state.hands[seat]))
 
 
 def support_view(state: MatchState, seq: int | None = None) -> SupportView:
     """Support's view (R23): every hand always; stock order and secret only after the end."""
-    fields = _table_fields(state, seq)
     ended = state.status == "ended"
-    setup = state.setup
-    assert setup is not None
-    return SupportView(
-        **fields,  # type: ignore[arg-type]
+    make = partial(
+        SupportView,
         hands=state.hands,
         stock_order=state.stock if ended else None,
-        seed=setup.secret.hex() if ended and setup.secret is not None else None,
+        seed=_setup_of(state).revealed_secret() if ended else None,
     )
+    return _built(state, seq, make)
 
 
 def preview_play(state: MatchState, seat: int, card: Card) -> PlayPreview:

@@ -16,6 +16,7 @@ from typing import Final
 
 import msgspec
 
+from domain.bot_kinds import DEFAULT_BUDGET
 from domain.cards import CLASSIC_POINTS, JACKS, KOMI, RANK, VALUE, Card, display
 from domain.errors import MatchNotEndedError
 from domain.events import CardPlayed, Event, MatchEnded
@@ -24,7 +25,7 @@ from domain.play import remaining_floor, resolve_play
 from domain.recorded import RecordedEvent
 from domain.rulesets import ruleset
 from domain.state import INITIAL_STATE, MatchState
-from domain.strong_bot import DEFAULT_BUDGET, analysis_key, best_card, evaluate, knowledge
+from domain.strong_bot import analysis_key, best_card, evaluate, knowledge
 from replays.verification import Verification
 
 MISTAKE_POINTS: Final = 2.0

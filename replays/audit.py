@@ -20,6 +20,7 @@ from typing import assert_never
 import msgspec
 from msgspec.structs import replace
 
+from domain.autoplay import judge
 from domain.commands import (
     AbandonTable,
     CreateMatch,
@@ -42,7 +43,7 @@ from domain.events import (
     RoundScored,
     RoundStarted,
     SeatTaken,
-    optional,
+    table_settings,
     tagged,
 )
 from domain.evolve import evolve
@@ -243,6 +244,7 @@ class _Auditor:
             if len(secret) != 32 or event.secret != secret.hex():
                 raise Diverged("setup", "the match secret is not 32 bytes in lowercase hex")
         self.seeded = secret is not None
+        settings = table_settings(event)
         command = CreateMatch(
             match_id=event.match_id,
             ruleset=event.ruleset,
@@ -253,11 +255,9 @@ class _Auditor:
             bot_kind=event.bot_kind,
             client_seeds=event.client_seeds,
             # R25: a recorded turn time is one a server may give (1-600), whoever chose it.
-            server_turn_seconds=(
-                event.turn_seconds if isinstance(event.turn_seconds, int) else None
-            ),
-            rematch_of=optional(event.rematch_of),
-            reserved=event.reserved if isinstance(event.reserved, tuple) else None,
+            server_turn_seconds=settings.turn_seconds,
+            rematch_of=settings.rematch_of,
+            reserved=settings.reserved or None,
         )
         try:
             made = decide(INITIAL_STATE, command)
@@ -347,7 +347,8 @@ class _Auditor:
             case unknown:
                 assert_never(unknown)
         try:
-            made = decide(self._decidable(), command)
+            # The clock's card for a seat that ran out is chosen as the server chose it (R25).
+            made = judge(self._decidable(), command)
         except (RulesRefusalError, UnknownCardError) as error:  # a recorded non-card (R1) too
             raise Diverged(event_kind(event), f"{what}: {error.message}") from None
         self.expected.extend(made[1:])

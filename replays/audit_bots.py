@@ -7,10 +7,12 @@ from typing import Final
 
 import msgspec
 
+from domain.autoplay import clock_card
+from domain.bot_kinds import DEFAULT_BUDGET, LOGIC_VERSION
 from domain.bots import Bot, EasyBot, bot_at
 from domain.events import CardPlayed
 from domain.state import MatchState
-from domain.strong_bot import DEFAULT_BUDGET, LOGIC_VERSION, StrongBot
+from domain.strong_bot import StrongBot
 from domain.views import seat_view
 from replays.audit_text import Diverged, card_name
 
@@ -136,13 +138,12 @@ class BotReferee:
                 bot = self.random_bots[seat] = bot_at(state, seat)
             choice = bot.choose(seat_view(state, seat))
             source = f"seat {seat} is a random bot: its stream bot/{seat} picks"
+        elif event.auto and not state.is_bot(seat):
+            choice = clock_card(state, seat)
+            source = f"seat {seat} was played for by the easy bot (R25), which picks"
         else:
             choice = EasyBot().choose(seat_view(state, seat))
-            source = (
-                f"seat {seat} was played for by the easy bot (R25), which picks"
-                if event.auto and not state.is_bot(seat)
-                else f"seat {seat} is an easy bot, which picks"
-            )
+            source = f"seat {seat} is an easy bot, which picks"
         if choice != event.card:
             raise Diverged("bot", f"{source} {card_name(choice)}, not {card_name(event.card)}")
         self._count(self.rederived, "auto" if event.auto and not state.is_bot(seat) else kind)

@@ -10,13 +10,14 @@ clock and an import may cause anything the rules allow; and times never go backw
 from __future__ import annotations
 
 import re
-from datetime import datetime, timedelta
+from datetime import timedelta
 from typing import Final
 
 import msgspec
 
 from domain.events import CardPlayed, Event, MatchEnded, SeatTaken
 from domain.state import MatchState
+from replays.audit_clock import at_us
 from replays.audit_text import Diverged
 
 _SEAT_CAUSE: Final = re.compile(r"seat:(\d+)(?:/token:(.+))?")
@@ -33,16 +34,12 @@ SYNTHESISED_CAUSE: Final = "import:synthesised"
 """The cause of an event an import added because its file left it out (docs/replay-format.md)."""
 
 
-def _parse_time(at: str) -> datetime | None:
-    try:
-        return datetime.fromisoformat(at.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-
-
 RACE_WINDOW: Final = timedelta(seconds=1)
 """How far back a record time inside an intact chain may fall and still be the known race fault
 (the steps back measured were at most a few milliseconds); farther is a divergence."""
+
+
+_RACE_WINDOW_US: Final = RACE_WINDOW // timedelta(microseconds=1)
 
 
 class TimeInversion(msgspec.Struct, frozen=True, kw_only=True):
@@ -83,7 +80,7 @@ class TrailReferee:
     def __init__(self, *, chain_intact: bool = False) -> None:
         self.tokens: dict[int, str | None] = {}
         self.players: dict[int, str | None] = {}
-        self.last_at: tuple[int, str, datetime] | None = None
+        self.last_at: tuple[int, str, int] | None = None
         self.chain_intact = chain_intact
         self.inversions: list[TimeInversion] = []
         self.previous_at: str | None = None  # the record time of the event just before
@@ -91,12 +88,12 @@ class TrailReferee:
     def check_time(self, seq: int, at: str) -> None:
         """Raise when ``at`` is earlier than the time of the event before it (outside an
         intact chain; inside one, note it)."""
-        when = _parse_time(at)
+        when = at_us(at)
         if when is None:
             return  # a stored time that cannot be read is no evidence either way
         last = self.last_at
         if last is not None and when < last[2]:
-            if not self.chain_intact or last[2] - when > RACE_WINDOW:
+            if not self.chain_intact or last[2] - when > _RACE_WINDOW_US:
                 raise Diverged(
                     "trail",
                     f"recorded at {at}, before seq {last[0]} ({last[1]}): a stream is recorded"

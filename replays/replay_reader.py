@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from datetime import datetime
 from typing import Any, Final, assert_never
 
 import msgspec
@@ -34,6 +33,7 @@ from domain.events import (
 from domain.evolve import fold
 from domain.recorded import RecordedEvent
 from domain.rulesets import RULESETS
+from domain.times import canonical_micros
 from replays.audit import audit_events
 from replays.audit_trail import SYNTHESISED_CAUSE
 from replays.chain_check import check_file_chain
@@ -164,10 +164,8 @@ def _at(number: int, text: str) -> str:
         )
     fraction = (found.group(1) or "").ljust(6, "0")
     whole = text[:19]
-    try:
-        datetime.fromisoformat(whole)
-    except ValueError:
-        raise ReplayFileError(number, f'"at" {text!r} is not a real date and time') from None
+    if canonical_micros(f"{whole}.000000Z") is None:
+        raise ReplayFileError(number, f'"at" {text!r} is not a real date and time')
     return f"{whole}.{fraction}Z"
 
 

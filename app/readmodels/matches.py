@@ -24,7 +24,7 @@ from domain.events import (
     RoundScored,
     RoundStarted,
     SeatTaken,
-    optional,
+    table_settings,
     tagged,
 )
 from domain.names import bot_name
@@ -164,6 +164,7 @@ def apply_entry(row: Row, entry: LogEntry, decode: Callable[[LogEntry], Recorded
         return
     match tagged(recorded.event):
         case MatchCreated() as event:
+            settings = table_settings(event)
             row.update(
                 ruleset=event.ruleset,
                 seats=event.seats,
@@ -176,11 +177,11 @@ def apply_entry(row: Row, entry: LogEntry, decode: Callable[[LogEntry], Recorded
                 bots=list(event.bots),
                 bot_kind=event.bot_kind,
                 created=recorded.at,
-                turn_seconds=event.turn_seconds if isinstance(event.turn_seconds, int) else None,
-                private=event.private is True,
-                spectators=event.spectators is not False,
+                turn_seconds=settings.turn_seconds,
+                private=settings.private,
+                spectators=settings.spectators,
                 player_ids=[None] * event.seats,
-                rematch_of=optional(event.rematch_of),
+                rematch_of=settings.rematch_of,
             )
         case SeatTaken() as event:
             players = list(row["players"])

@@ -34,7 +34,7 @@ from app.errors import CorruptEventError
 from app.store.decoding import TOPICS
 from app.store.match_store import LogEntry, MatchStore
 from domain.errors import BadSyntaxError
-from domain.events import CardPlayed, MatchCreated, MatchEnded, SeatTaken
+from domain.events import CardPlayed, MatchCreated, MatchEnded, SeatTaken, table_settings
 from domain.ratings import NEW_PLAYER, Rating, days_between, idle, rate_match
 from domain.results import SCORE, FinishedMatch, seat_results
 
@@ -400,7 +400,7 @@ class _Batch:
                     "match_id": entry.match_id,
                     "ruleset": event.ruleset,
                     "seats": event.seats,
-                    "private": int(event.private is True),
+                    "private": int(table_settings(event).private),
                     "bots": int(bool(event.bots)),
                     "imported": int(event.origin is not None or cause.startswith("import")),
                     "player_ids": [None] * event.seats,

@@ -37,6 +37,7 @@ from domain.access import (
     TicketRedeemed,
     is_agent_name,
 )
+from domain.times import utc_micros, utc_text_ms
 
 AGENTS_STREAM: Final = "support-agents"
 """The stream of every agent added or revoked."""
@@ -58,12 +59,16 @@ def utc_now() -> datetime:
     return datetime.now(UTC)
 
 
+_EPOCH: Final = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def _micros(when: datetime) -> int:
+    """Microseconds since the Unix epoch of an aware ``datetime``."""
+    return (when - _EPOCH) // timedelta(microseconds=1)
+
+
 def _iso(when: datetime) -> str:
-    return when.isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
-def _parse(at: str) -> datetime:
-    return datetime.fromisoformat(at.replace("Z", "+00:00"))
+    return utc_text_ms(_micros(when))
 
 
 class Agent(msgspec.Struct, frozen=True):
@@ -221,7 +226,7 @@ class AccessService:
         if len(events) > 1:
             raise TicketUsedError("the ticket was already used (one feed per ticket)")
         now = self.clock()
-        if now >= _parse(issued.expires):
+        if _micros(now) >= utc_micros(issued.expires):
             raise TicketExpiredError(f"the ticket expired (good for {TICKET_SECONDS} s)")
         try:
             # The redemption is appended at seq 2: of two processes, only one can store it.

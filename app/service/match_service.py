@@ -15,7 +15,6 @@ import secrets
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from datetime import UTC, datetime
 from pathlib import Path
 
 from app.config import resolve_store
@@ -29,6 +28,7 @@ from app.store.cache import StateCache
 from app.store.match_store import MatchStore
 from domain.cards import Card
 from domain.chain import chained
+from domain.clock import turn_ran_out
 from domain.commands import (
     AbandonTable,
     Command,
@@ -39,19 +39,18 @@ from domain.commands import (
     RecordRematch,
     TakeSeat,
 )
-from domain.decide import turn_ran_out
 from domain.errors import MatchAlreadyCreatedError, RulesRefusalError
 from domain.events import MatchCreated
 from domain.evolve import fold
 from domain.recorded import RecordedEvent, misnumbered
 from domain.state import INITIAL_STATE, MatchState
-from domain.times import later, reached, utc_micros, utc_text
+from domain.times import later, reached, utc_micros, utc_text, utc_text_us
 from replays.errors import StreamError
 
 
 def utc_now() -> str:
     """The record time of an event: UTC, ``YYYY-MM-DDTHH:MM:SS.ffffffZ``."""
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return utc_text_us(time.time_ns() // 1000)
 
 
 def fast_clock(anchor_ms: int, speed: float) -> Callable[[], str]:

@@ -8,9 +8,8 @@ here reads or writes the store.
 
 from __future__ import annotations
 
-from domain.bots import Bot, bot_at, bot_card
-from domain.commands import Command, PlayCard
-from domain.decide import decide
+from domain.autoplay import judge, play_bot_turns
+from domain.commands import Command
 from domain.events import Event
 from domain.evolve import evolve
 from domain.recorded import RecordedEvent
@@ -22,7 +21,7 @@ Steps = list[tuple[Event, str]]
 
 def apply(state: MatchState, command: Command, cause: str, steps: Steps) -> MatchState:
     """Decide ``command`` on ``state``; its events join ``steps`` as caused by ``cause``."""
-    for event in decide(state, command):
+    for event in judge(state, command):
         state = evolve(state, event)
         steps.append((event, cause))
     return state
@@ -34,18 +33,11 @@ def bot_turns(state: MatchState, steps: Steps, now_us: int | None = None) -> Mat
     ``now_us`` is the command's time: a bot's play that passes the turn to a person sets that
     person's deadline from it (R25).
     """
-    bots: dict[int, Bot] = {}
-    while state.status == "playing" and state.turn is not None and state.is_bot(state.turn):
-        seat = state.turn
-        if state.setup is None or state.setup.key is None:
-            break  # an imported match without its secret has no bot streams
-        bot = bots.get(seat)
-        if bot is None:
-            bot = bots[seat] = bot_at(state, seat)  # a random bot resumes its seeded stream
-        card = bot_card(bot, state, seat)  # from what the seat may know only (R23)
-        play = PlayCard(seat=seat, card=card, now_us=now_us)
-        state = apply(state, play, f"bot:{seat}", steps)
-    return state
+
+    def caused(event: Event, seat: int) -> None:
+        steps.append((event, f"bot:{seat}"))
+
+    return play_bot_turns(state, now_us=now_us, on_event=caused)
 
 
 def recorded(steps: Steps, after_seq: int, at: str, request_id: str | None) -> list[RecordedEvent]:

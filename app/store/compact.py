@@ -27,7 +27,6 @@ import functools
 import types
 import typing
 from collections.abc import Callable
-from datetime import datetime, timedelta
 from typing import Annotated, Any, Final, Union
 
 import msgspec
@@ -48,6 +47,7 @@ from domain.events import (
     SeatTaken,
 )
 from domain.recorded import RecordedEvent
+from domain.times import canonical_micros, utc_text_us
 
 COMPACT_TOPICS: Final[dict[type[Event], str]] = {
     MatchCreated: "c",
@@ -99,8 +99,6 @@ LAYOUTS: Final[dict[type[Event], tuple[str, ...]]] = {
 layout (rows written before it are shorter and read it at its default); nothing is ever
 reordered or removed, or rows already stored would read wrong."""
 
-_EPOCH: Final = datetime(1970, 1, 1)  # record times are UTC, written without an offset
-_MICROSECOND: Final = timedelta(microseconds=1)
 
 Convert = Callable[[Any], Any]
 _CARD_INDEX: Final = Annotated[int, msgspec.Meta(ge=0, le=len(DECK) - 1)]
@@ -299,21 +297,15 @@ _ENCODER: Final = msgspec.msgpack.Encoder()
 def _at_micros(at: str) -> int | str:
     """``at`` as microseconds since the epoch when it is canonical, else the text itself (the
     events of one command share their time: the cache, safe under threads, answers the rest)."""
-    if len(at) == 27 and at[-1] == "Z":
-        try:
-            moment = datetime.fromisoformat(at[:-1])
-        except ValueError:
-            return at
-        if moment.tzinfo is None and moment.isoformat(timespec="microseconds") == at[:-1]:
-            return (moment - _EPOCH) // _MICROSECOND
-    return at
+    micros = canonical_micros(at)
+    return at if micros is None else micros
 
 
 @functools.lru_cache(maxsize=4096)
 def _at_text(at: int | str) -> str:
     if isinstance(at, str):
         return at
-    return (_EPOCH + at * _MICROSECOND).isoformat(timespec="microseconds") + "Z"
+    return utc_text_us(at)
 
 
 def _digest(value: str | None) -> tuple[bytes | None, str | None]:

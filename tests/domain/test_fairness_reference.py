@@ -9,9 +9,10 @@ from hypothesis import strategies as st
 from domain import fairness
 from domain.bots import RandomBot as ServerRandomBot
 from domain.commands import PlayCard
+from domain.dealing import round_deck
 from domain.decide import decide
 from domain.events import CardPlayed, CardsDealt, FloorDealt, RoundStarted
-from domain.evolve import fold, round_deck
+from domain.evolve import fold
 from domain.rulesets import RULESETS
 from tests.domain import fairness_reference as ref
 from tests.domain.builders import created

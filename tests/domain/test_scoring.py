@@ -7,11 +7,12 @@ from msgspec.structs import replace
 
 from domain.cards import DECK
 from domain.commands import CreateMatch
-from domain.decide import decide, match_result, score_round
+from domain.decide import decide
 from domain.errors import InvalidTargetError
 from domain.events import MatchEnded, RoundScored
 from domain.fairness import secret_from_text_seed
 from domain.rulesets import RULESETS
+from domain.scoring import match_result, score_round
 from domain.state import INITIAL_STATE, MatchState
 from tests.domain.builders import created
 

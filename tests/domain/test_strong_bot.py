@@ -15,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from msgspec.structs import replace
 
+from domain.bot_kinds import DEFAULT_BUDGET, LOGIC_VERSION
 from domain.bots import bot_at, bot_card
 from domain.commands import CreateMatch, PlayCard
 from domain.decide import decide
@@ -25,8 +26,6 @@ from domain.fairness import Stream, secret_from_text_seed
 from domain.selfplay import bots_for, play_match
 from domain.state import INITIAL_STATE, MatchState
 from domain.strong_bot import (
-    DEFAULT_BUDGET,
-    LOGIC_VERSION,
     DealSampler,
     StrongBot,
     evaluate,

@@ -7,7 +7,8 @@ import itertools
 import pytest
 
 from domain.commands import CreateMatch, PlayCard, TakeSeat
-from domain.decide import deal_hands, decide, turn_first_floor
+from domain.dealing import deal_hands, turn_first_floor
+from domain.decide import decide
 from domain.errors import InvalidSeatCountError, InvalidSeatError, SeatTakenError
 from domain.events import CardPlayed, CardsDealt, FloorDealt, RoundStarted, SeatTaken
 from domain.evolve import fold

@@ -6,10 +6,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from domain.autoplay import judge
 from domain.bots import EasyBot
 from domain.cards import DECK
 from domain.commands import (
     AbandonTable,
+    Command,
     CreateMatch,
     ExpireTurn,
     LeaveMatch,
@@ -19,6 +21,7 @@ from domain.commands import (
 )
 from domain.decide import decide
 from domain.errors import (
+    CardNotInHandError,
     DeadlineNotReachedError,
     InvalidTurnSecondsError,
     MatchEndedError,
@@ -46,8 +49,8 @@ def _us(text: str) -> int:
     return utc_micros(text)
 
 
-def _run(state: MatchState, command: object) -> MatchState:
-    for event in decide(state, command):  # type: ignore[arg-type]
+def _run(state: MatchState, command: Command) -> MatchState:
+    for event in judge(state, command):  # as the service: the clock's card chosen first
         state = evolve(state, event)
     return state
 
@@ -125,6 +128,24 @@ def test_r25_two_seats_the_side_on_turn_forfeits_when_its_deadline_passes(rulese
         decide(after, PlayCard((seat + 1) % 2, after.hands[(seat + 1) % 2][0], now_us=T0))
 
 
+def test_r25_the_rules_play_the_card_the_expiry_names_and_refuse_one_that_names_none() -> None:
+    # given a 4-seat match past its first deadline, and a card of the seat's hand that is not
+    # the easy bot's pick
+    state = _table("classic", 4)
+    seat = state.turn
+    assert seat is not None and state.deadline is not None
+    picked = EasyBot().choose(seat_view(state, seat))
+    other = next(c for c in state.hands[seat] if c != picked)
+    late = _us(state.deadline) + 1
+    # when the rules judge an expiry naming that card, and one naming none
+    played = decide(state, ExpireTurn(seat, state.deadline, late, card=other))[0]
+    # then they play the card named (the pick is made above them), and refuse no card at all
+    assert isinstance(played, CardPlayed)
+    assert (played.card, played.auto) == (other, True)
+    with pytest.raises(CardNotInHandError):
+        decide(state, ExpireTurn(seat, state.deadline, late))
+
+
 @pytest.mark.parametrize("ruleset", RULESET_NAMES)
 def test_r25_four_seats_the_easy_bot_plays_for_the_seat_and_the_match_goes_on(
     ruleset: str,
@@ -136,7 +157,7 @@ def test_r25_four_seats_the_easy_bot_plays_for_the_seat_and_the_match_goes_on(
     wanted = EasyBot().choose(seat_view(state, seat))
     fired = _us(state.deadline) + 250_000
     # when the clock fires a little after the deadline
-    events = decide(state, ExpireTurn(seat, state.deadline, fired))
+    events = judge(state, ExpireTurn(seat, state.deadline, fired))
     # then the seat plays the easy bot's card, marked auto, and the next seat's clock starts
     played = events[0]
     assert isinstance(played, CardPlayed)
@@ -205,7 +226,7 @@ def test_r25_a_timer_before_its_deadline_is_refused(ruleset: str, seats: int) ->
     # when the clock fires one millisecond early, then refused; at the deadline itself, accepted
     with pytest.raises(DeadlineNotReachedError):
         decide(state, ExpireTurn(state.turn, state.deadline, _us(state.deadline) - 1))
-    assert decide(state, ExpireTurn(state.turn, state.deadline, _us(state.deadline)))
+    assert judge(state, ExpireTurn(state.turn, state.deadline, _us(state.deadline)))
 
 
 @pytest.mark.parametrize("ruleset", RULESET_NAMES)

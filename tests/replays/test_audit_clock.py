@@ -5,7 +5,16 @@ from __future__ import annotations
 import pytest
 from msgspec.structs import replace
 
-from domain.commands import CreateMatch, ExpireTurn, LeaveMatch, PlayCard, RecordRematch, TakeSeat
+from domain.autoplay import judge
+from domain.commands import (
+    Command,
+    CreateMatch,
+    ExpireTurn,
+    LeaveMatch,
+    PlayCard,
+    RecordRematch,
+    TakeSeat,
+)
 from domain.decide import decide
 from domain.events import CardPlayed, Event, FloorDealt, MatchEnded, optional
 from domain.evolve import evolve
@@ -27,8 +36,8 @@ class _Recorder:
         self.state: MatchState = INITIAL_STATE
         self.recorded: list[RecordedEvent] = []
 
-    def run(self, command: object, cause: str, now_ms: int) -> None:
-        for event in decide(self.state, command):  # type: ignore[arg-type]
+    def run(self, command: Command, cause: str, now_ms: int) -> None:
+        for event in judge(self.state, command):  # the clock's card chosen as the server does
             self._append(event, cause, now_ms)
 
     def _append(self, event: Event, cause: str, now_ms: int) -> None:

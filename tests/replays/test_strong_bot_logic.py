@@ -7,15 +7,17 @@ import msgspec
 import pytest
 from msgspec.structs import replace
 
+from domain.autoplay import play_bot_turns
+from domain.bot_kinds import LOGIC_VERSION
 from domain.bots import bot_at
 from domain.commands import CreateMatch
 from domain.decide import decide
 from domain.events import CardPlayed, Event, MatchCreated
 from domain.evolve import evolve, fold
 from domain.fairness import secret_from_text_seed
-from domain.selfplay import bots_for, play_bot_turns
+from domain.selfplay import bots_for
 from domain.state import INITIAL_STATE
-from domain.strong_bot import LOGIC_VERSION, StrongBot
+from domain.strong_bot import StrongBot
 from replays.audit_bots import BotReferee
 from replays.audit_text import Diverged
 
@@ -38,7 +40,7 @@ def _recorded_before_the_logic_field(seed: str) -> list[Event]:
     assert isinstance(first, MatchCreated)
     events: list[Event] = [replace(first, bot_logic=msgspec.UNSET), *rest]
     state = fold(events)
-    play_bot_turns(state, bots_for(state), events)
+    play_bot_turns(state, bots_for(state), on_event=lambda event, _seat: events.append(event))
     return events
 
 

@@ -46,6 +46,7 @@ from app.readmodels.results import (
 from app.service import MatchService
 from app.service.players import PlayerService
 from domain.players import PlayerState, is_player_id
+from domain.state import side_of
 
 MAX_PAGE = 100
 """The most rows one page of the ladder or of a history holds."""
@@ -144,12 +145,12 @@ def _read_history_cursor(cursor: str) -> int:
 
 
 def _entry(row: ResultRow, shown: dict[str, str]) -> HistoryEntry:
-    mine = row.seat % 2
+    mine = side_of(row.seat)
     seated = [
         SeatedPlayer(seat=seat, player_id=pid, name=shown.get(pid, "deleted player"))
         for seat, pid in enumerate(row.player_ids)
     ]
-    partner = next((s for s in seated if s.seat != row.seat and s.seat % 2 == mine), None)
+    partner = next((s for s in seated if s.seat != row.seat and side_of(s.seat) == mine), None)
     return HistoryEntry(
         match_id=row.match_id,
         ended=row.ended,
@@ -161,7 +162,7 @@ def _entry(row: ResultRow, shown: dict[str, str]) -> HistoryEntry:
         result=row.outcome,
         points=row.points,
         partner=partner,
-        opponents=tuple(s for s in seated if s.seat % 2 != mine),
+        opponents=tuple(s for s in seated if side_of(s.seat) != mine),
         rated=row.rated,
         rating_before=row.rating_before,
         rating_after=row.rating_after,
