@@ -54,7 +54,7 @@ class MatchesProjection:
 
     name = PROJECTION
     schema_version = SCHEMA_VERSION
-    tables = ("matches", "players", "player_matches")
+    tables: tuple[str, ...] = ("matches", "players", "player_matches")
     topics: tuple[str, ...] = ()  # every entry: each one is decoded to flag unreadable streams
 
     def create_tables(self, db: sqlite_utils.Database) -> None:

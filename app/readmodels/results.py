@@ -138,8 +138,8 @@ class ResultsProjection:
 
     name = PROJECTION
     schema_version = SCHEMA_VERSION
-    tables = _TABLES
-    topics = TOPICS_READ
+    tables: tuple[str, ...] = _TABLES
+    topics: tuple[str, ...] = TOPICS_READ
 
     def create_tables(self, db: sqlite_utils.Database) -> None:
         """The tables and the ladder's index, where missing (one statement at a time, so an
