@@ -159,7 +159,7 @@ from app.readmodels.results import Results
 from app.store.match_store import MatchStore
 db, path, every = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3] == "every"
 if every:
-    results_module.TOPICS_READ = ()
+    results_module.ResultsProjection.topics = ()
 store = MatchStore.sqlite(db)
 results = Results(path, store)
 read = [0]

@@ -170,21 +170,11 @@ def _check_backup(path: Path) -> None:
 
 def _bring_up_to_date(target: Path, rebuild: bool) -> None:
     """Read models and results of the restored store, caught up with (or rebuilt from) its log."""
-    from cli.cmd_results import caught_up, results_for
-    from cli.cmd_store import _caught_up
-    from cli.reading import read_models
+    from cli.projections import LOG_LABEL, RESULTS_LABEL, caught_up, projections_of
     from cli.shell import opened
 
-    with opened(target) as service:
-        read = read_models(service)
-        try:
-            applied = _caught_up(read, rebuild=rebuild)
-        finally:
-            read.close()
-        results = results_for(service)
-        try:
-            counted = caught_up(results, rebuild=rebuild)
-        finally:
-            results.close()
+    with opened(target) as service, projections_of(service) as projections:
+        applied = caught_up(projections.matches, label=LOG_LABEL, rebuild=rebuild)
+        counted = caught_up(projections.results, label=RESULTS_LABEL, rebuild=rebuild)
     verb = "rebuilt" if rebuild else "caught up"
     echo_err(f"read models {verb}: {applied} events; results {verb}: {counted} events")

@@ -7,47 +7,16 @@ match id, private tables too, so a moderator can replay the matches behind a rat
 
 from __future__ import annotations
 
-import sys
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from cli.common import DbOption, JsonOption, app, handles_errors
+from cli.projections import RESULTS_LABEL, caught_up, projections_of
 from cli.shell import dump_json, opened
 
 if TYPE_CHECKING:
-    from app.readmodels.results import Results
     from app.service import MatchService
-
-BEHIND_FOR_PROGRESS = 20_000
-"""Show a progress bar when the results are this many log entries behind."""
-
-
-def results_for(service: MatchService) -> Results:
-    """The results projection that follows ``service``'s store."""
-    from app.readmodels.results import Results
-
-    return Results.for_store(service.store)
-
-
-def caught_up(results: Results, *, rebuild: bool = False) -> int:
-    """Bring the results up to the log (or rebuild them), with a progress bar when far behind."""
-    total = results.store.max_position()
-    start = 0 if rebuild else min(results.position(), total)
-    if total - start < BEHIND_FOR_PROGRESS:
-        return results.rebuild() if rebuild else results.catch_up()
-    with typer.progressbar(
-        length=total - start, label="reading the results", file=sys.stderr
-    ) as bar:
-        done = [start]
-
-        def advance(position: int, _last: int) -> None:
-            bar.update(max(0, position - done[0]))
-            done[0] = position
-
-        if rebuild:
-            return results.rebuild(progress=advance)
-        return results.catch_up(progress=advance)
 
 
 def _rating(value: float | None) -> str:
@@ -62,14 +31,11 @@ def ladder(
     json: JsonOption = False,
 ) -> None:
     """The rated ladder: settled players (RD 110 or less) by rating, then provisional ones."""
-    with opened(db) as service:
-        results = results_for(service)
-        try:
-            caught_up(results)
-            rows = results.ladder(limit=limit)
-            names = service_names(service, [p.player_id for p in rows])
-        finally:
-            results.close()
+    with opened(db) as service, projections_of(service) as projections:
+        results = projections.results
+        caught_up(results, label=RESULTS_LABEL)
+        rows = results.ladder(limit=limit)
+        names = service_names(service, [p.player_id for p in rows])
     listed = [
         {
             "rank": rank,
@@ -120,13 +86,11 @@ def player(
         found = PlayerService(service.store).load(player_id)
         if found is None:
             raise PlayerNotFoundError(f"no player {player_id!r}")
-        results = results_for(service)
-        try:
-            caught_up(results)
+        with projections_of(service) as projections:
+            results = projections.results
+            caught_up(results, label=RESULTS_LABEL)
             profile = results.profile(player_id)
             history = results.history(player_id)
-        finally:
-            results.close()
     summary = {
         "player_id": player_id,
         "name": found.shown_name,

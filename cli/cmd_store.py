@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -16,7 +15,8 @@ from cli.common import (
     app,
     handles_errors,
 )
-from cli.reading import export_match, list_matches, read_models
+from cli.projections import LOG_LABEL, RESULTS_LABEL, caught_up, projections_of
+from cli.reading import export_match, list_matches
 from cli.shell import dump_json, echo_err, opened
 
 if TYPE_CHECKING:
@@ -30,24 +30,10 @@ projections = typer.Typer(
 
 app.add_typer(projections, name="projections")
 
-BEHIND_FOR_PROGRESS = 20_000
-"""Show a progress bar when the read models are this many log entries behind."""
 
-
-def _caught_up(read: ReadModels, *, rebuild: bool = False) -> int:
+def _caught_up(read: ReadModels) -> int:
     """Bring the read models up to the log, with a progress bar on stderr when far behind."""
-    total = read.store.max_position()
-    start = 0 if rebuild else min(read.position(), total)
-    if total - start < BEHIND_FOR_PROGRESS:
-        return read.rebuild() if rebuild else read.catch_up()
-    with typer.progressbar(length=total - start, label="reading the log", file=sys.stderr) as bar:
-        done = [start]
-
-        def advance(position: int, _last: int) -> None:
-            bar.update(max(0, position - done[0]))
-            done[0] = position
-
-        return read.rebuild(progress=advance) if rebuild else read.catch_up(progress=advance)
+    return caught_up(read, label=LOG_LABEL)
 
 
 @app.command()
@@ -97,19 +83,10 @@ def rebuild(
     with opened(db) as service:
         if snapshots:
             echo_err(f"dropped {service.store.drop_snapshots()} snapshot(s)")
-        read = read_models(service)
-        try:
-            applied = _caught_up(read, rebuild=True)
-            count = len(read.matches())
-        finally:
-            read.close()
-        from cli.cmd_results import caught_up, results_for
-
-        results = results_for(service)
-        try:
-            counted = caught_up(results, rebuild=True)
-        finally:
-            results.close()
+        with projections_of(service) as projections:
+            applied = caught_up(projections.matches, label=LOG_LABEL, rebuild=True)
+            count = len(projections.matches.matches())
+            counted = caught_up(projections.results, label=RESULTS_LABEL, rebuild=True)
     echo_err(f"rebuilt the read models: {applied} events, {count} matches")
     echo_err(f"rebuilt the results: {counted} events read")
 
@@ -118,16 +95,13 @@ def rebuild(
 @handles_errors
 def status(db: DbOption = None, json: JsonOption = False) -> None:
     """Show how far the read models have followed the event log (without updating them)."""
-    with opened(db) as service:
-        read = read_models(service)
-        try:
-            info = {
-                "file": str(read.path),
-                "position": read.position(),
-                "log": service.store.max_position(),
-            }
-        finally:
-            read.close()
+    with opened(db) as service, projections_of(service) as projections:
+        read = projections.matches
+        info = {
+            "file": str(read.path),
+            "position": read.position(),
+            "log": service.store.max_position(),
+        }
     if json:
         dump_json(info)
     else:

@@ -20,7 +20,6 @@ from replays.divergence import Divergence
 if TYPE_CHECKING:
     from app.readmodels.matches import MatchSummaryView
     from app.readmodels.models import ReadModels
-    from app.service import MatchService
     from domain.recorded import RecordedEvent
     from replays.verification import Receipt
     from replays.verification import Verification as VerifyResult
@@ -41,13 +40,6 @@ HEADER = (
 """The columns of ``basra matches``, printed as its first line."""
 
 
-def read_models(service: MatchService) -> ReadModels:
-    """The read models that follow ``service``'s store (sqlite-utils is loaded only here)."""
-    from app.readmodels.models import ReadModels
-
-    return ReadModels.for_store(service.store)
-
-
 def _catch_up(read: ReadModels) -> int:
     return read.catch_up()
 
@@ -62,14 +54,13 @@ def list_matches(
 ) -> None:
     """``basra matches``: the read models brought up to date, then one line per match."""
     status = checked_status(status)
-    with opened(db) as service:
-        read = read_models(service)
-        try:
-            catch_up(read)
-            rows = read.matches(status=status, limit=limit)
-            rows = named_rows(rows, read.shown_names(row_player_ids(rows)))
-        finally:
-            read.close()
+    from cli.projections import projections_of
+
+    with opened(db) as service, projections_of(service) as projections:
+        read = projections.matches
+        catch_up(read)
+        rows = read.matches(status=status, limit=limit)
+        rows = named_rows(rows, read.shown_names(row_player_ids(rows)))
     print_matches(rows, status, json)
 
 

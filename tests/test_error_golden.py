@@ -14,9 +14,10 @@ Changed on purpose since the rows were generated, and only these:
   ``"ZZ"`` played or previewed) is a bad syntax (``BadSyntaxError``, a ``RequestError``) instead
   of a rules refusal: HTTP 422 -> 400; exit status 1 -> 1 (unchanged); code unchanged.
 - ``InvalidOptionError`` moved from ``cli.shell`` to ``cli.errors`` (same status, code, exit).
+- ``app.api.errors.InvalidCursorError`` is now ``app.readmodels.cursors.BadCursorError``, raised
+  by the read models' paging itself (same status 400, code ``invalid_cursor``, exit 1).
 - Added with the classes brought into the tree, none of which the API or the command line
-  mapped before: ``app.readmodels.results.BadCursorError`` (a bad syntax; the API answers a bad
-  ladder cursor as ``invalid_cursor`` 400, as before), ``app.api.server.ServeError`` and
+  mapped before: ``app.api.server.ServeError`` and
   ``app.api.collector.CollectorSettingError`` (request errors; ``basra serve`` exits 1 for
   them, as it did when they were ``ValueError``).
 """
@@ -42,7 +43,6 @@ GOLDEN: tuple[tuple[str, int | None, str, int], ...] = (
     ("app.api.collector.CollectorSettingError", 400, "invalid_collector_setting", 1),  # added
     ("app.api.errors.BodyTooLargeError", 413, "body_too_large", 1),
     ("app.api.errors.IdempotencyKeyReusedError", 422, "idempotency_key_reused", 1),
-    ("app.api.errors.InvalidCursorError", 400, "invalid_cursor", 1),
     ("app.api.errors.InvalidFilterError", 400, "invalid_filter", 1),
     ("app.api.errors.InvalidHeaderError", 400, "invalid_header", 1),
     ("app.api.errors.InvalidValueError", 422, "invalid_value", 1),
@@ -77,7 +77,7 @@ GOLDEN: tuple[tuple[str, int | None, str, int], ...] = (
     ("app.errors.TicketExpiredError", 401, "ticket_expired", 1),
     ("app.errors.TicketUsedError", 401, "ticket_used", 1),
     ("app.errors.TicketWrongMatchError", 403, "ticket_wrong_match", 1),
-    ("app.readmodels.results.BadCursorError", 400, "bad_ladder_cursor", 1),  # added
+    ("app.readmodels.cursors.BadCursorError", 400, "invalid_cursor", 1),  # moved
     ("app.errors.UnknownAgentError", 404, "unknown_agent", 1),
     ("app.errors.UnknownTicketError", 401, "unknown_ticket", 1),
     ("cli.errors.InvalidOptionError", None, "invalid_option", 2),  # was cli.shell's

@@ -193,13 +193,6 @@ class InvalidFilterError(ApiError, BadSyntaxError):
     code = "invalid_filter"
 
 
-class InvalidCursorError(ApiError, BadSyntaxError):
-    """A lobby or ladder cursor that this server did not hand out, or that points at no listed
-    table."""
-
-    code = "invalid_cursor"
-
-
 INTERNAL_ERROR: Final = "internal_error"
 """The code of a 500 for anything that is not a project error (logged in full on the server)."""
 

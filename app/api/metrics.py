@@ -57,7 +57,7 @@ from prometheus_client import (
 )
 
 from app.api.params import Runtime
-from app.api.table_ops import read_models
+from app.api.runtime import ApiRuntime
 from app.service import MatchService
 from app.service.match_service import epoch_ms
 from app.service.outcome import Outcome
@@ -153,9 +153,10 @@ def registry() -> CollectorRegistry:
     return summed
 
 
-def readmodel_lag(service: MatchService) -> int:
+def readmodel_lag(runtime: ApiRuntime) -> int:
     """Log entries past the read models' position (read now; nothing is folded)."""
-    return max(0, service.store.max_position() - read_models(service).position())
+    log_position = runtime.service.store.max_position()
+    return max(0, log_position - runtime.projections.matches.position())
 
 
 @get("/metrics", include_in_schema=False)
@@ -165,9 +166,7 @@ async def metrics(runtime: Runtime) -> Response[bytes]:
         # A store that is down can take tens of seconds to refuse (docs/deploy.md): the scrape
         # answers without the lag rather than wait for it.
         with anyio.move_on_after(LAG_SECONDS):
-            lag = await anyio.to_thread.run_sync(
-                readmodel_lag, runtime.service, abandon_on_cancel=True
-            )
+            lag = await anyio.to_thread.run_sync(readmodel_lag, runtime, abandon_on_cancel=True)
             READMODEL_LAG.set(lag)
     except Exception as error:  # the store is down: the rest of the metrics still answer
         log.warning("metrics: read-model lag not measured: %r", error)

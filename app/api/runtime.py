@@ -1,4 +1,5 @@
-"""Everything a request handler works with: the service, the facts cache, the broker, threads."""
+"""Everything a request handler works with: the service, the facts cache, the broker, threads,
+the read models."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from app.api.broker import EventBroker
 from app.api.clock import TurnClock
 from app.api.facts import FactsCache
 from app.api.settings import ApiSettings
+from app.readmodels.projections import Projections
 from app.service import MatchService
 from app.service.access import AccessService
 from app.service.match_service import fast_clock
@@ -33,6 +35,8 @@ class ApiRuntime:
         self.facts = FactsCache(service)
         self.access = AccessService(service.store)
         self.players = PlayerService(service.store)
+        # The process's one copy of every read model: the lobby, a player's matches, results.
+        self.projections = Projections(service.store)
         notifications = getattr(service, "notifications_after", None)
         # Other processes' appends: pushed by the database where it can (PostgreSQL), else polled.
         listen = getattr(service.store, "listen", None)
@@ -101,6 +105,7 @@ class ApiRuntime:
         # The threads end once their calls do; a started-again app gets fresh ones.
         self._executor.shutdown(wait=False)
         self._executor = _store_threads(self.settings.store_threads)
+        self.projections.close()  # opened again on first use if the app starts again
 
 
 def _store_threads(count: int) -> ThreadPoolExecutor:

@@ -7,18 +7,12 @@ matches read model, which holds no card, token or secret.
 
 from __future__ import annotations
 
-import base64
-import binascii
-import json
 import secrets
-import threading
-import weakref
 
 import msgspec
 
 from app.api.after import after_of
 from app.api.errors import (
-    InvalidCursorError,
     InvalidFilterError,
     SpectatorsRefusedError,
 )
@@ -35,6 +29,7 @@ from app.api.table_schemas import (
 from app.errors import ConflictError
 from app.readmodels.matches import MatchSummaryView
 from app.readmodels.models import ReadModels
+from app.readmodels.projections import Projections
 from app.service import MatchService
 from app.service.players import PlayerService
 from domain.errors import MatchNotEndedError, RematchExistsError
@@ -95,18 +90,6 @@ def seat_or_support_view(
 
 # -- the lobby ----------------------------------------------------------------------------------
 
-_MODELS: weakref.WeakKeyDictionary[MatchService, ReadModels] = weakref.WeakKeyDictionary()
-_MODELS_LOCK = threading.Lock()
-
-
-def read_models(service: MatchService) -> ReadModels:
-    """The matches read model of ``service``'s store, opened once per service."""
-    with _MODELS_LOCK:
-        models = _MODELS.get(service)
-        if models is None:
-            models = _MODELS[service] = ReadModels.for_store(service.store)
-        return models
-
 
 def lobby_filters(
     status: str | None, ruleset: str | None, seats: str | None, limit: str | None
@@ -131,32 +114,8 @@ def lobby_filters(
     return status, ruleset, None if seats is None else int(seats), count
 
 
-def _cursor(row: MatchSummaryView) -> str:
-    """An opaque cursor: the (created, match id) of a page's last table."""
-    text = json.dumps([row.created, row.match_id], separators=(",", ":"))
-    return base64.urlsafe_b64encode(text.encode()).decode().rstrip("=")
-
-
-def _read_cursor(models: ReadModels, cursor: str) -> tuple[str, str]:
-    """The (created, match id) a cursor points after: 400 ``invalid_cursor`` unless it is one
-    this server handed out for a table it lists."""
-    try:
-        if len(cursor) > 200:
-            raise ValueError("too long")
-        padded = cursor + "=" * (-len(cursor) % 4)
-        created, match_id = json.loads(base64.urlsafe_b64decode(padded.encode("ascii")))
-        if not isinstance(created, str) or not isinstance(match_id, str):
-            raise ValueError("not a cursor")
-    except (ValueError, TypeError, UnicodeError, binascii.Error):
-        raise InvalidCursorError("the cursor is not one this server handed out") from None
-    row = models.match(match_id)
-    if row is None or row.private or row.created != created:
-        raise InvalidCursorError("the cursor points at no listed table")
-    return created, match_id
-
-
 def lobby(
-    service: MatchService,
+    projections: Projections,
     players: PlayerService,
     *,
     status: str | None,
@@ -165,16 +124,18 @@ def lobby(
     limit: int,
     cursor: str | None,
 ) -> LobbyPage:
-    """A page of public tables, newest first, brought up to the log first."""
-    models = read_models(service)
+    """A page of public tables, newest first, brought up to the log first; 400
+    ``invalid_cursor`` unless ``cursor`` is one this server handed out for a table it lists."""
+    models = projections.matches
     models.catch_up()
-    after = None if cursor is None else _read_cursor(models, cursor)
-    rows = models.lobby(status=status, ruleset=ruleset, seats=seats, limit=limit + 1, after=after)
-    page = rows[:limit]
-    ids = {pid for row in page for pid in row.player_ids if pid is not None}
+    page = models.lobby_page(
+        status=status, ruleset=ruleset, seats=seats, limit=limit, cursor=cursor
+    )
+    ids = {pid for row in page.rows for pid in row.player_ids if pid is not None}
     shown = players.shown_names(sorted(ids))
-    tables = [_lobby_table(models, row, shown) for row in page]
-    return LobbyPage(matches=tables, next=_cursor(page[-1]) if len(rows) > limit else None)
+    return LobbyPage(
+        matches=[_lobby_table(models, row, shown) for row in page.rows], next=page.next
+    )
 
 
 def _lobby_table(models: ReadModels, row: MatchSummaryView, shown: dict[str, str]) -> LobbyTable:

@@ -1,6 +1,10 @@
-"""Cross-match read models in their own SQLite file, folded from the global log (docs/storage.md).
+"""Cross-match read models in their own SQLite files, folded from the global log (docs/storage.md).
 
-``models`` (``ReadModels``: following the log with sqlite-utils), ``matches`` (the ``matches``
-row and how one log entry changes it) and ``reader`` (the same rows read with sqlite3 alone when
-nothing is left to fold). Nothing is imported here, so the light reader stays light.
+``runner`` (the ``Projection`` protocol and the one ``ProjectionRunner`` that keeps each file up
+to the log with sqlite-utils), ``models`` (``ReadModels``: the ``matches`` and players tables),
+``results`` (``Results``: profiles, histories and the ladder), ``projections`` (one
+``Projections`` per process holding both), ``cursors`` (the page cursors), ``matches`` and
+``players`` (the rows and how one log entry changes them) and ``reader`` (the ``matches`` rows
+read with sqlite3 alone when nothing is left to fold). Nothing is imported here, so the light
+reader stays light.
 """

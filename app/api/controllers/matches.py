@@ -122,7 +122,7 @@ class MatchesController(Controller):
         )
         return await runtime.offload(
             table_ops.lobby,
-            runtime.service,
+            runtime.projections,
             runtime.players,
             status=checked_status,
             ruleset=checked_ruleset,

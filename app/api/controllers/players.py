@@ -6,8 +6,6 @@ rotated token is refused at once by every API process (docs/api.md, "Players").
 
 from __future__ import annotations
 
-import threading
-import weakref
 from typing import Annotated
 
 from litestar import Controller, delete, get, patch, post
@@ -25,8 +23,7 @@ from app.api.player_schemas import (
     PlayerTokenResponse,
 )
 from app.api.tokens import issue_player_token
-from app.readmodels.models import ReadModels
-from app.service import MatchService
+from app.readmodels.projections import Projections
 from app.service.players import PlayerService, new_player_id
 from domain.players import PlayerState, shown_seat_names
 
@@ -61,25 +58,12 @@ def _rotate(players: PlayerService, player: PlayerState) -> PlayerTokenResponse:
     )
 
 
-_MODELS: weakref.WeakKeyDictionary[MatchService, ReadModels] = weakref.WeakKeyDictionary()
-_MODELS_LOCK = threading.Lock()
-
-
-def _read_models(service: MatchService) -> ReadModels:
-    """The read models of ``service``'s store, opened once per service."""
-    with _MODELS_LOCK:
-        models = _MODELS.get(service)
-        if models is None:
-            models = _MODELS[service] = ReadModels.for_store(service.store)
-        return models
-
-
-def _matches(service: MatchService, player_id: str, limit: int) -> PlayerMatchesResponse:
+def _matches(projections: Projections, player_id: str, limit: int) -> PlayerMatchesResponse:
     """The player's matches from the players read model, brought up to the log first.
 
     Only the public table of each match is listed (names, status, turn, totals), never a hand.
     """
-    models = _read_models(service)
+    models = projections.matches
     models.catch_up()
     listed = []
     for row in models.player_matches(player_id, limit=limit):
@@ -158,4 +142,4 @@ class PlayersController(Controller):
     ) -> PlayerMatchesResponse:
         """The player's matches, newest first: seat, status, whose turn it is, and scores."""
         player = await authenticate_player(runtime, request.headers.get("authorization"))
-        return await runtime.offload(_matches, runtime.service, player.player_id, limit)
+        return await runtime.offload(_matches, runtime.projections, player.player_id, limit)

@@ -7,12 +7,7 @@ point without the match id. A seat taken by name only has no profile (404 ``not_
 
 from __future__ import annotations
 
-import base64
-import binascii
 import hmac
-import json
-import threading
-import weakref
 from typing import Annotated, TypeAlias
 
 from litestar import Controller, get
@@ -20,7 +15,7 @@ from litestar.params import FromPath, QueryParameter
 
 from app.api.auth import AnyRequest, authenticate_player
 from app.api.docs import OPTIONAL_SECURITY, errors
-from app.api.errors import InvalidCursorError, InvalidFilterError, UnknownTokenError
+from app.api.errors import InvalidFilterError, UnknownTokenError
 from app.api.params import Runtime
 from app.api.result_schemas import (
     HistoryEntry,
@@ -35,15 +30,8 @@ from app.api.result_schemas import (
 from app.api.runtime import ApiRuntime
 from app.api.tokens import bearer, hash_token, is_agent_token, read_player_claim
 from app.errors import AgentRevokedError, NotAPlayerError, PlayerNotFoundError
-from app.readmodels.results import (
-    BadCursorError,
-    Profile,
-    ResultRow,
-    Results,
-    ladder_cursor,
-    read_ladder_cursor,
-)
-from app.service import MatchService
+from app.readmodels.projections import Projections
+from app.readmodels.results import Profile, ResultRow, Results
 from app.service.players import PlayerService
 from domain.players import PlayerState, is_player_id
 from domain.state import side_of
@@ -68,18 +56,6 @@ PageCursor: TypeAlias = Annotated[
     QueryParameter(description="the `next` of the previous page", schema_extra={"one_of": None}),
 ]
 """``?cursor=``: where the next page starts."""
-
-_RESULTS: weakref.WeakKeyDictionary[MatchService, Results] = weakref.WeakKeyDictionary()
-_RESULTS_LOCK = threading.Lock()
-
-
-def results_of(service: MatchService) -> Results:
-    """The results projection of ``service``'s store, opened once per service."""
-    with _RESULTS_LOCK:
-        results = _RESULTS.get(service)
-        if results is None:
-            results = _RESULTS[service] = Results.for_store(service.store)
-        return results
 
 
 def _limit(text: str | None) -> int:
@@ -120,28 +96,17 @@ def _profile(results: Results, player: PlayerState) -> ProfileResponse:
     )
 
 
-def profile(service: MatchService, players: PlayerService, player_id: str) -> ProfileResponse:
+def _caught_up(projections: Projections) -> Results:
+    """The results, brought up to the log."""
+    results = projections.results
+    results.catch_up()
+    return results
+
+
+def profile(projections: Projections, players: PlayerService, player_id: str) -> ProfileResponse:
     """A player's profile, the results brought up to the log first."""
     player = _player(players, player_id)
-    results = results_of(service)
-    results.catch_up()
-    return _profile(results, player)
-
-
-def _history_cursor(position: int) -> str:
-    return base64.urlsafe_b64encode(json.dumps([position]).encode()).decode().rstrip("=")
-
-
-def _read_history_cursor(cursor: str) -> int:
-    try:
-        if len(cursor) > 100:
-            raise ValueError("too long")
-        (position,) = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
-        if not isinstance(position, int) or isinstance(position, bool) or position < 1:
-            raise ValueError("not a cursor")
-    except (ValueError, TypeError, UnicodeError, binascii.Error):
-        raise InvalidCursorError("the cursor is not one this server handed out") from None
-    return position
+    return _profile(_caught_up(projections), player)
 
 
 def _entry(row: ResultRow, shown: dict[str, str]) -> HistoryEntry:
@@ -172,7 +137,7 @@ def _entry(row: ResultRow, shown: dict[str, str]) -> HistoryEntry:
 
 
 def history(
-    service: MatchService,
+    projections: Projections,
     players: PlayerService,
     player_id: str,
     *,
@@ -182,31 +147,25 @@ def history(
 ) -> HistoryPage:
     """A page of the player's results, the latest first (private tables only if allowed)."""
     player = _player(players, player_id)
-    before = None if cursor is None else _read_history_cursor(cursor)
-    results = results_of(service)
-    results.catch_up()
-    rows = results.history(
-        player.player_id, limit=limit + 1, before=before, include_private=sees_private
+    page = _caught_up(projections).history_page(
+        player.player_id, limit=limit, cursor=cursor, include_private=sees_private
     )
-    page = rows[:limit]
-    shown = players.shown_names(sorted({pid for row in page for pid in row.player_ids}))
+    shown = players.shown_names(sorted({pid for row in page.rows for pid in row.player_ids}))
     return HistoryPage(
         player_id=player.player_id,
         name=player.shown_name,
-        matches=tuple(_entry(row, shown) for row in page),
-        next=_history_cursor(page[-1].position) if len(rows) > limit else None,
+        matches=tuple(_entry(row, shown) for row in page.rows),
+        next=page.next,
     )
 
 
 def ratings(
-    service: MatchService, players: PlayerService, player_id: str, *, sees_private: bool
+    projections: Projections, players: PlayerService, player_id: str, *, sees_private: bool
 ) -> RatingHistory:
     """The player's rating after each rated match, oldest first."""
     player = _player(players, player_id)
-    results = results_of(service)
-    results.catch_up()
     points = []
-    for row in results.rated_history(player.player_id):
+    for row in _caught_up(projections).rated_history(player.player_id):
         assert row.rating_after is not None and row.rd_after is not None
         assert row.volatility_after is not None
         points.append(
@@ -222,27 +181,13 @@ def ratings(
 
 
 def ladder(
-    service: MatchService, players: PlayerService, *, limit: int, cursor: str | None
+    projections: Projections, players: PlayerService, *, limit: int, cursor: str | None
 ) -> LadderPage:
     """A page of the ladder: settled players by rating, then provisional ones."""
-    rank = 0
-    after = None
-    if cursor is not None:
-        try:
-            after, rank = read_ladder_cursor(cursor)
-        except BadCursorError as error:
-            raise InvalidCursorError(str(error)) from None
-    results = results_of(service)
-    results.catch_up()
-    rows = results.ladder(limit=limit + 1, after=after)
-    page = rows[:limit]
-    shown = players.shown_names([p.player_id for p in page])
-    entries = tuple(_ladder_entry(p, rank + n, shown) for n, p in enumerate(page, start=1))
-    last = rank + len(page)
-    return LadderPage(
-        players=entries,
-        next=ladder_cursor(page[-1], last) if len(rows) > limit else None,
-    )
+    page = _caught_up(projections).ladder_page(limit=limit, cursor=cursor)
+    shown = players.shown_names([p.player_id for p in page.rows])
+    ranked = enumerate(page.rows, start=page.before + 1)
+    return LadderPage(players=tuple(_ladder_entry(p, n, shown) for n, p in ranked), next=page.next)
 
 
 def _ladder_entry(profile: Profile, rank: int, shown: dict[str, str]) -> LadderEntry:
@@ -292,7 +237,7 @@ class ResultsController(Controller):
     @get("/{player_id:str}", responses=errors(404))
     async def profile(self, runtime: Runtime, player_id: PlayerIdPath) -> ProfileResponse:
         """The player's profile points, wins, draws, losses and rating (docs/ratings.md)."""
-        return await runtime.offload(profile, runtime.service, runtime.players, player_id)
+        return await runtime.offload(profile, runtime.projections, runtime.players, player_id)
 
     @get(
         "/{player_id:str}/matches",
@@ -314,7 +259,7 @@ class ResultsController(Controller):
         private = await sees_private(runtime, request.headers.get("authorization"), player_id)
         return await runtime.offload(
             history,
-            runtime.service,
+            runtime.projections,
             runtime.players,
             player_id,
             sees_private=private,
@@ -329,7 +274,7 @@ class ResultsController(Controller):
         """The player's rating after every rated match, oldest first (for a chart)."""
         private = await sees_private(runtime, request.headers.get("authorization"), player_id)
         return await runtime.offload(
-            ratings, runtime.service, runtime.players, player_id, sees_private=private
+            ratings, runtime.projections, runtime.players, player_id, sees_private=private
         )
 
 
@@ -347,5 +292,5 @@ class LadderController(Controller):
         rating; ``rank`` counts from 1 across pages."""
         count = _limit(limit)
         return await runtime.offload(
-            ladder, runtime.service, runtime.players, limit=count, cursor=cursor
+            ladder, runtime.projections, runtime.players, limit=count, cursor=cursor
         )
