@@ -21,8 +21,8 @@ from dataclasses import replace
 from typing import Any
 
 from app.service import MatchService
+from app.service.clocks import epoch_ms
 from app.service.deadlines import Due, Fired, Looked, due_of, fire_many, look_up, open_matches
-from app.service.match_service import epoch_ms
 from domain.events import MatchCreated
 from domain.recorded import RecordedEvent
 

@@ -59,7 +59,7 @@ from prometheus_client import (
 from app.api.params import Runtime
 from app.api.runtime import ApiRuntime
 from app.service import MatchService
-from app.service.match_service import epoch_ms
+from app.service.clocks import epoch_ms
 from app.service.outcome import Outcome
 from domain.commands import ExpireTurn
 

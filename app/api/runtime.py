@@ -19,7 +19,7 @@ from app.api.settings import ApiSettings
 from app.readmodels.projections import Projections
 from app.service import MatchService
 from app.service.access import AccessService
-from app.service.match_service import fast_clock
+from app.service.clocks import fast_clock
 from app.service.players import PlayerService
 
 P = ParamSpec("P")

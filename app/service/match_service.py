@@ -1,37 +1,32 @@
-"""Commands as transactions: one pipeline, load → decide → chain → append → cache → notify.
+"""The commands of a match and the reads of its stream, over one pipeline.
 
 Every command (create a match, take a seat, play a card, leave, the clock's expiries and
-closures, a rematch link) loads the match, lets the rules decide, lets every bot that is then on
-turn reply (app.service.turns), and appends all of it in one transaction at the seq it read.
-Another writer that got there first makes the append fail as a whole (ConflictError): nothing is
-half-written. Each event records who caused it and the request id. Every command returns its
-``Outcome`` (app.service.outcome): the states before and after, the events stored, or what
-refused it; listeners hear of every append, observers of every outcome.
+closures, a rematch link) is made here and run by the pipeline (app.service.pipeline): load →
+decide (with the bots' replies) → chain → append → cache → notify, all of it in one transaction
+at the seq it read. Another writer that got there first makes the append fail as a whole
+(ConflictError): nothing is half-written. Each event records who caused it and the request id.
+Every command returns its ``Outcome`` (app.service.outcome): the states before and after, the
+events stored, or what refused it.
 """
 
 from __future__ import annotations
 
 import secrets
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
 from app.config import resolve_store
 from app.errors import ConflictError, MatchNotFoundError
-from app.service.chain_heads import NO_HEAD, ChainHeads, StreamHead
-from app.service.listeners import Listener, Listeners, Observers
-from app.service.outcome import CommandKind, Observer, Outcome
-from app.service.states import SNAPSHOT_EVERY, MatchStates
-from app.service.turns import Steps, apply, bot_turns, recorded
-from app.store.cache import StateCache
+from app.service.clocks import utc_now
+from app.service.outcome import Outcome
+from app.service.pipeline import CONFLICT_RETRIES, CommandAt, CommandPipeline, refusal
+from app.service.states import SNAPSHOT_EVERY
 from app.store.match_store import MatchStore
 from domain.cards import Card
-from domain.chain import chained
 from domain.clock import turn_ran_out
 from domain.commands import (
     AbandonTable,
-    Command,
     CreateMatch,
     ExpireTurn,
     LeaveMatch,
@@ -39,38 +34,13 @@ from domain.commands import (
     RecordRematch,
     TakeSeat,
 )
-from domain.errors import MatchAlreadyCreatedError, RulesRefusalError
+from domain.errors import MatchAlreadyCreatedError
 from domain.events import MatchCreated
 from domain.evolve import fold
 from domain.recorded import RecordedEvent, misnumbered
 from domain.state import INITIAL_STATE, MatchState
-from domain.times import later, reached, utc_micros, utc_text, utc_text_us
+from domain.times import reached, utc_micros
 from replays.errors import StreamError
-
-
-def utc_now() -> str:
-    """The record time of an event: UTC, ``YYYY-MM-DDTHH:MM:SS.ffffffZ``."""
-    return utc_text_us(time.time_ns() // 1000)
-
-
-def fast_clock(anchor_ms: int, speed: float) -> Callable[[], str]:
-    """A test clock that runs ``speed`` times faster than the wall clock after ``anchor_ms``.
-
-    For end-to-end tests of the turn clock only (``BASRA_TEST_CLOCK``, docs/api.md "The turn
-    clock"): at 5x a 5-second turn, the shortest the rules allow, passes in one real second.
-    Every process given the same anchor reads the same time, across restarts.
-    """
-
-    def read() -> str:
-        now_ms = time.time_ns() // 1_000_000
-        return utc_text(anchor_ms + round((now_ms - anchor_ms) * speed))
-
-    return read
-
-
-def epoch_ms(at: str) -> int:
-    """The Unix epoch milliseconds of a record time (the turn clock's schedule counts in ms)."""
-    return utc_micros(at) // 1000
 
 
 def new_match_id() -> str:
@@ -78,8 +48,8 @@ def new_match_id() -> str:
     return f"m-{secrets.token_hex(8)}"
 
 
-class MatchService:
-    """Commands as transactions: load → decide → append with the expected version."""
+class MatchService(CommandPipeline):
+    """The commands of a match (each run by the pipeline) and the reads of its stream."""
 
     def __init__(
         self,
@@ -89,18 +59,10 @@ class MatchService:
         clock: Callable[[], str] = utc_now,
         turn_seconds: int | None = None,
     ) -> None:
-        self.store = store
-        self.states = MatchStates(store, snapshot_every=snapshot_every)
-        # The one clock of this service: read once per command, it is both the record time of
-        # the commit and the command's ``now_us`` (R25), so a deadline counts from the ``at`` of
-        # the event that passed the turn. A seeded simulation fixes it; tests drive it.
-        self.clock = clock
+        super().__init__(store, snapshot_every=snapshot_every, clock=clock)
         # R25: the turn time of tables created without one (``basra serve --turn-seconds``);
         # None runs no clock (tools without a server).
         self.turn_seconds = turn_seconds
-        self.listeners = Listeners()
-        self.observers = Observers()  # told every command's outcome, stored or refused
-        self.heads = ChainHeads()  # the last chain link stored per match (app.service.chain_heads)
 
     @classmethod
     def open(cls, db: Path | None = None, database_url: str | None = None) -> MatchService:
@@ -111,11 +73,6 @@ class MatchService:
     def close(self) -> None:
         """Release the store's connections."""
         self.store.close()
-
-    @property
-    def cache(self) -> StateCache:
-        """The folded states this process keeps (the state a command just stored, if current)."""
-        return self.states.cache
 
     # -- commands -----------------------------------------------------------------------------
 
@@ -326,7 +283,7 @@ class MatchService:
                 before = self.load(match_id)
                 outcomes.append(self._decided("expire", match_id, before, command, caused_by))
             except Exception as refused:  # handed back for this match alone
-                outcomes.append(_refusal("expire", match_id, INITIAL_STATE, refused))
+                outcomes.append(refusal("expire", match_id, INITIAL_STATE, refused))
         ready = [o for o in outcomes if o.refused is None]
         stored = self.store.append_many([(o.match_id, list(o.recorded)) for o in ready])
         done = dict(zip((id(o) for o in ready), stored, strict=True))
@@ -369,7 +326,7 @@ class MatchService:
                 raise MatchAlreadyCreatedError(f"match {match_id} already exists")
             self.store.append(match_id, recorded)
         except Exception as refused:
-            self.observers.notify(_refusal("import", match_id, INITIAL_STATE, refused))
+            self.observers.notify(refusal("import", match_id, INITIAL_STATE, refused))
             raise
         outcome = Outcome(
             "import", match_id, INITIAL_STATE, fold(r.event for r in recorded), tuple(recorded)
@@ -379,10 +336,6 @@ class MatchService:
         return outcome
 
     # -- reading ------------------------------------------------------------------------------
-
-    def load(self, match_id: str) -> MatchState:
-        """The match's state after its last event (``state.events`` == last seq)."""
-        return self.states.load(match_id)
 
     def state_at(self, match_id: str, seq: int) -> MatchState:
         """The match's state right after ``seq``: the latest (cached or loaded) while the match
@@ -414,162 +367,10 @@ class MatchService:
         """(global log position, match id, seq) of appends after ``position``, any process."""
         return [(e.position, e.match_id, e.seq) for e in self.store.log_after(position, limit)]
 
-    def add_listener(self, callback: Listener) -> None:
-        """Call ``callback(match_id, events)`` after every successful append in this process."""
-        self.listeners.add(callback)
-
-    def add_observer(self, callback: Observer) -> None:
-        """Call ``callback(outcome)`` after every command in this process, stored or refused."""
-        self.observers.add(callback)
-
-    # -- storing a command's outcome ----------------------------------------------------------
-
-    def chain_head(self, match_id: str, seq: int) -> str | None:
-        """The chain link of the stored event at ``seq`` (None before seq 1, or unchained)."""
-        return self._head(match_id, seq).chain
-
-    def _head(self, match_id: str, seq: int) -> StreamHead:
-        """The stored event at ``seq``'s chain link and record time: the ones this process last
-        stored when it is at that seq, else read from the store."""
-        if seq <= 0:
-            return NO_HEAD
-        known = self.heads.get(match_id, seq)
-        if known is not None:
-            return known
-        last = self.store.read(match_id, after_seq=seq - 1, upto_seq=seq)
-        if not last:
-            return NO_HEAD
-        self.heads.put(match_id, seq, last[0].chain, last[0].at)
-        return StreamHead(last[0].chain, last[0].at)
-
-    # -- the pipeline: load → decide → chain → append → cache → notify ------------------------
-
-    def _run(
-        self,
-        kind: CommandKind,
-        match_id: str,
-        command: CommandAt,
-        caused_by: str,
-        request_id: str | None = None,
-        *,
-        now: str | None = None,
-        check: Callable[[MatchState], None] | None = None,
-        new: bool = False,
-        cached: bool = False,
-        expected_seq: int | None = None,
-        conflict_retries: int = 0,
-    ) -> Outcome:
-        """Run one command through the pipeline; its outcome, or its refusal raised.
-
-        The one retry policy. With ``cached`` the command is decided first on the state this
-        process cached, without reading the store, when that state is at ``expected_seq`` (or
-        none is given): the append is at the next seq, so if another process moved the stream
-        on meanwhile the store refuses it (ConflictError) and nothing is stored. A refusal or a
-        conflict decided on that unchecked state is decided again on the state the store holds,
-        so every answer is the one a read first would have given. A command decided on the
-        stored state that loses the append to another writer is decided again at most
-        ``conflict_retries`` times. ``check`` runs first on each state decided on.
-        """
-        now = now or self.clock()
-        before = INITIAL_STATE
-        try:
-            if new and self.store.last_seq(match_id):
-                raise MatchAlreadyCreatedError(f"match {match_id} already exists")
-            unchecked = self.cache.get(match_id) if cached else None
-            if unchecked is not None and expected_seq not in (None, unchecked.events):
-                unchecked = None
-            while True:
-                checked = unchecked is None
-                if unchecked is not None:
-                    before, unchecked = unchecked, None
-                else:
-                    before = INITIAL_STATE if new else self.load(match_id)
-                try:
-                    if check is not None:
-                        check(before)
-                    outcome = self._decided(
-                        kind, match_id, before, command, caused_by, now, request_id
-                    )
-                    self._append(outcome)
-                    break
-                except ConflictError:
-                    if checked and conflict_retries <= 0:
-                        raise
-                    conflict_retries -= checked  # a stale cache's loss costs no retry
-                except RulesRefusalError:
-                    if checked:
-                        raise
-        except Exception as refused:
-            self.observers.notify(_refusal(kind, match_id, before, refused))
-            raise
-        self._stored(outcome)
-        self.observers.notify(outcome)
-        return outcome
-
-    def _decided(
-        self,
-        kind: CommandKind,
-        match_id: str,
-        before: MatchState,
-        command: CommandAt,
-        caused_by: str,
-        now: str | None = None,
-        request_id: str | None = None,
-    ) -> Outcome:
-        """``command`` decided on ``before``, every bot on turn after it replying, as the
-        chained events to store after ``before``'s last seq, recorded no earlier than the event
-        before them. Nothing is stored."""
-        head = self._head(match_id, before.events)
-        at = later(now or self.clock(), head.at)
-        now_us = utc_micros(at)
-        decided = command(now_us)
-        steps: Steps = []
-        after = bot_turns(apply(before, decided, caused_by, steps), steps, now_us)
-        entries = recorded(steps, before.events, at, request_id)
-        # The chain is computed where events are recorded: each link follows the last stored.
-        secret = after.setup.secret if after.setup is not None else None
-        entries = chained(entries, head.chain, secret)
-        return Outcome(kind, match_id, before, after, tuple(entries), decided)
-
-    def _append(self, outcome: Outcome) -> None:
-        """Append the outcome's events after its ``before``'s last seq, in one transaction."""
-        try:
-            self.store.append(outcome.match_id, outcome.recorded)
-        except ConflictError:
-            self._lost_race(outcome.match_id)
-            raise
-
-    def _lost_race(self, match_id: str) -> None:
-        """Another writer moved the stream on: what this process cached of it is stale."""
-        self.states.forget(match_id)
-        self.heads.discard(match_id)
-
-    def _stored(self, outcome: Outcome) -> None:
-        """After the outcome's events were stored: the chain head, the cached state, the
-        listeners."""
-        entries = outcome.events
-        if entries:
-            last = entries[-1]
-            self.heads.put(outcome.match_id, last.seq, last.chain, last.at)
-        self.states.remember(outcome.match_id, outcome.after, previous=outcome.before.events)
-        self.listeners.notify(outcome.match_id, entries)
-
-
-CommandAt = Callable[[int], Command]
-"""A command as made at its record time (Unix µs, the ``now_us`` the rules judge it at)."""
-
-CONFLICT_RETRIES = 3
-"""How often a play without ``expected_seq`` is decided again after losing a race."""
-
 
 def _expiry(seat: int, deadline: str) -> CommandAt:
     """The clock's command for ``seat``'s turn that ran out at ``deadline`` (R25)."""
     return lambda now_us: ExpireTurn(seat=seat, deadline=deadline, now_us=now_us)
-
-
-def _refusal(kind: CommandKind, match_id: str, before: MatchState, refused: Exception) -> Outcome:
-    """The outcome of a command that stored nothing: ``refused`` says why."""
-    return Outcome(kind, match_id, before, before, refused=refused)
 
 
 def _check_imported(match_id: str, recorded: Sequence[RecordedEvent]) -> None:
