@@ -14,7 +14,7 @@ from msgspec.structs import replace
 
 from domain.bots import Bot, EasyBot, bot_at, bot_card
 from domain.cards import Card
-from domain.commands import Command, ExpireTurn, PlayCard
+from domain.commands import AnyCommand, ExpireTurn, PlayCard
 from domain.decide import decide
 from domain.events import Event
 from domain.evolve import evolve
@@ -31,7 +31,7 @@ def clock_card(state: MatchState, seat: int) -> Card:
     return EasyBot().choose(seat_view(state, seat))
 
 
-def with_clock_card(state: MatchState, command: Command) -> Command:
+def with_clock_card(state: MatchState, command: AnyCommand) -> AnyCommand:
     """``command``, an expiry at four seats then naming the card the clock plays (R25); the
     rules refuse an expiry that is stale or early whatever it names."""
     if not isinstance(command, ExpireTurn) or command.card is not None:
@@ -49,7 +49,7 @@ def with_clock_card(state: MatchState, command: Command) -> Command:
     return replace(command, card=clock_card(state, seat))
 
 
-def judge(state: MatchState, command: Command) -> tuple[Event, ...]:
+def judge(state: MatchState, command: AnyCommand) -> tuple[Event, ...]:
     """``decide``, with the card the clock plays for a seat whose turn ran out chosen first."""
     return decide(state, with_clock_card(state, command))
 

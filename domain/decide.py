@@ -7,7 +7,7 @@ turn ran out is made above the rules (domain/autoplay.py) and arrives in the com
 
 from __future__ import annotations
 
-from typing import Never, NoReturn, cast
+from typing import Never, NoReturn
 
 import msgspec
 
@@ -16,7 +16,6 @@ from domain.clock import timed_out_after, turn_deadline, turn_ran_out, with_firs
 from domain.commands import (
     AbandonTable,
     AnyCommand,
-    Command,
     CreateMatch,
     ExpireTurn,
     LeaveMatch,
@@ -54,27 +53,48 @@ from domain.state import MatchSetup, MatchState, side_of
 from domain.times import reached
 
 
-def decide(state: MatchState, command: Command) -> tuple[Event, ...]:
+def decide(state: MatchState, command: AnyCommand) -> tuple[Event, ...]:
     """The events that follow from ``command`` at ``state``, or a BasraError; state is unchanged."""
-    # Every command is one of the union; the match names each, so the type checker reports
-    # here any command type added later.
-    known = cast(AnyCommand, command)
-    match known:
+    # The match names every command of the union, so the type checker reports here any command
+    # type added later.
+    match command:
         case PlayCard():
-            # Plays are nearly every command a match sees: they are tried first.
-            return _judge_play(state, known)
+            # R13, R25: plays are nearly every command a match sees: tried first, and judged
+            # right here, the seat on turn playing a card of its hand before its turn runs out.
+            if state.status != "playing":
+                if state.status == "ended":
+                    raise MatchEndedError("the match has ended")
+                if state.setup is None:
+                    raise MatchNotStartedError("there is no such match")
+                raise MatchNotStartedError("the match is waiting for seats")
+            seat = command.seat
+            hands = state.hands
+            if seat != state.turn:
+                if not 0 <= seat < len(hands):
+                    last = len(hands) - 1
+                    raise InvalidSeatError(f"seat {seat} is not a seat of this table (0..{last})")
+                raise NotYourTurnError(f"it is seat {state.turn}'s turn, not seat {seat}'s")
+            card = command.card
+            if card not in hands[seat]:
+                raise CardNotInHandError(f"{card} is not in seat {seat}'s hand")
+            now_us = command.now_us
+            arrived = command.arrived_us if command.arrived_us is not None else now_us
+            deadline = state.deadline
+            if arrived is not None and deadline is not None and reached(arrived, deadline):
+                raise turn_ran_out(seat, deadline)
+            return _play(state, seat, card, command.auto, now_us)
         case CreateMatch():
-            return judge_create(state, known)
+            return judge_create(state, command)
         case TakeSeat():
-            return _take_seat(state, known)
+            return _take_seat(state, command)
         case LeaveMatch():
-            return _leave(state, known)
+            return _leave(state, command)
         case ExpireTurn():
-            return _expire(state, known)
+            return _expire(state, command)
         case AbandonTable():
             return _abandon(state)
         case RecordRematch():
-            return _record_rematch(state, known)
+            return _record_rematch(state, command)
         case unknown:
             _unknown(unknown)
 
@@ -82,30 +102,6 @@ def decide(state: MatchState, command: Command) -> tuple[Event, ...]:
 def _unknown(command: Never) -> NoReturn:
     """A command of no known type (only a caller outside the type checker can send one)."""
     raise UnknownCommandError(f"unknown command {type(command).__name__}")
-
-
-def _judge_play(state: MatchState, command: PlayCard) -> tuple[Event, ...]:
-    """R13, R25: the seat on turn plays a card of its hand, before its turn runs out."""
-    if state.status != "playing":
-        if state.status == "ended":
-            raise MatchEndedError("the match has ended")
-        if state.setup is None:
-            raise MatchNotStartedError("there is no such match")
-        raise MatchNotStartedError("the match is waiting for seats")
-    seat = command.seat
-    hands = state.hands
-    if seat != state.turn:
-        if not 0 <= seat < len(hands):
-            raise InvalidSeatError(f"seat {seat} is not a seat of this table (0..{len(hands) - 1})")
-        raise NotYourTurnError(f"it is seat {state.turn}'s turn, not seat {seat}'s")
-    card = command.card
-    if card not in hands[seat]:
-        raise CardNotInHandError(f"{card} is not in seat {seat}'s hand")
-    now_us = command.now_us
-    arrived = command.arrived_us if command.arrived_us is not None else now_us
-    if arrived is not None and state.deadline is not None and reached(arrived, state.deadline):
-        raise turn_ran_out(seat, state.deadline)
-    return _play(state, seat, card, command.auto, now_us)
 
 
 def _play(

@@ -29,7 +29,7 @@ from domain.events import (
 )
 from domain.fairness import deal_key
 from domain.names import bot_name
-from domain.state import INITIAL_STATE, MatchSetup, MatchState, side_of
+from domain.state import INITIAL_STATE, SIDE_OF_SEAT, MatchSetup, MatchState
 
 _T = TypeVar("_T", int, tuple[Card, ...])
 
@@ -251,7 +251,7 @@ def _card_moved(state: MatchState, event: CardPlayed) -> MatchState:
         else:
             taken = set(captured)
             floor = tuple([c for c in floor if c not in taken])
-        side = side_of(seat)
+        side = SIDE_OF_SEAT[seat]  # R2
         pile_basra = state.pile_basra
         if event.basra:
             pile_basra = _added(pile_basra, side, event.basra)

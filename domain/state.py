@@ -12,9 +12,14 @@ Status: TypeAlias = Literal["new", "waiting", "playing", "ended"]
 """``new`` before the match exists; then waiting for seats, playing, ended."""
 
 
+SIDE_OF_SEAT: Final = (0, 1, 0, 1)
+"""R2: seat ``s`` belongs to side ``s % 2`` (partners are 0+2 and 1+3), by seat; the rules'
+hottest path (every play's pile) indexes it rather than call ``side_of``."""
+
+
 def side_of(seat: int) -> int:
-    """R2: seat ``s`` belongs to side ``s % 2`` (partners are 0+2 and 1+3)."""
-    return seat % 2
+    """R2: the side seat ``seat`` plays for."""
+    return SIDE_OF_SEAT[seat]
 
 
 class MatchSetup(msgspec.Struct, frozen=True, gc=False):

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal, TypeAlias
 
-from domain.commands import Command
+from domain.commands import AnyCommand
 from domain.recorded import RecordedEvent
 from domain.state import MatchState
 
@@ -32,7 +32,7 @@ class Outcome:
     before: MatchState
     after: MatchState
     recorded: tuple[RecordedEvent, ...] = ()
-    command: Command | None = None  # None for an import, which stores a stream as given
+    command: AnyCommand | None = None  # None for an import, which stores a stream as given
     refused: Exception | None = None  # what stopped the command; nothing was stored
 
     @property

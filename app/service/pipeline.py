@@ -22,12 +22,12 @@ from app.service.turns import Steps, apply, bot_turns, recorded
 from app.store.cache import StateCache
 from app.store.match_store import MatchStore
 from domain.chain import chained
-from domain.commands import Command
+from domain.commands import AnyCommand
 from domain.errors import MatchAlreadyCreatedError, RulesRefusalError
 from domain.state import INITIAL_STATE, MatchState
 from domain.times import later, utc_micros
 
-CommandAt = Callable[[int], Command]
+CommandAt = Callable[[int], AnyCommand]
 """A command as made at its record time (Unix µs, the ``now_us`` the rules judge it at)."""
 
 CONFLICT_RETRIES = 3

@@ -9,7 +9,7 @@ here reads or writes the store.
 from __future__ import annotations
 
 from domain.autoplay import judge, play_bot_turns
-from domain.commands import Command
+from domain.commands import AnyCommand
 from domain.events import Event
 from domain.evolve import evolve
 from domain.recorded import RecordedEvent
@@ -19,7 +19,7 @@ Steps = list[tuple[Event, str]]
 """The events a command produced so far, each with who caused it, in stream order."""
 
 
-def apply(state: MatchState, command: Command, cause: str, steps: Steps) -> MatchState:
+def apply(state: MatchState, command: AnyCommand, cause: str, steps: Steps) -> MatchState:
     """Decide ``command`` on ``state``; its events join ``steps`` as caused by ``cause``."""
     for event in judge(state, command):
         state = evolve(state, event)
