@@ -19,6 +19,7 @@ from app.errors import (
     CorruptEventError,
     MatchNotFoundError,
     StoreMissingError,
+    StoreNotMigratedError,
     StoreUnavailableError,
 )
 from cli.shell import USAGE_EXIT, InvalidOptionError
@@ -124,6 +125,7 @@ EXIT_CODE: Final[dict[type[BasraError], int]] = {
     ConflictError: EX_TEMPFAIL,
     CorruptEventError: EX_DATAERR,
     StoreUnavailableError: EX_UNAVAILABLE,
+    StoreNotMigratedError: EX_UNAVAILABLE,
     # Replay data.
     ReplayFileError: REFUSED,
     StreamError: REFUSED,

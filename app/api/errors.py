@@ -279,6 +279,7 @@ HTTP_STATUS: Final[dict[type[BasraError], int]] = {
     ConflictError: 409,
     CorruptEventError: 500,
     StoreUnavailableError: 503,
+    app_errors.StoreNotMigratedError: 503,
     # Replay data: a stream or file that is not a match.
     ReplayFileError: 422,
     StreamError: 422,

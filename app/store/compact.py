@@ -1,7 +1,7 @@
-"""The compact stored form of a match event: a short topic and a MessagePack array.
+"""The stored form of a match event: a short topic and a MessagePack array.
 
-Rows written before this form (docs/storage.md, "Stored rows") hold a JSON envelope under a
-``basra:TAG`` topic and stay readable (app.store.decoding). A compact row is:
+Rows written in earlier builds' form (a JSON envelope under a ``basra:TAG`` topic) are rewritten
+into this one by ``basra store migrate`` (app.store.migration). A row is:
 
 - topic: one letter per event kind (``COMPACT_TOPICS``), stable forever: a new stored form
   takes new letters, it never reuses these;

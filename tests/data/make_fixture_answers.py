@@ -48,7 +48,7 @@ def main() -> None:
                     "SELECT originator_id FROM stored_events WHERE topic IN ('c',"
                     " 'basra:match_created') ORDER BY rowid"
                 ).fetchall()
-            status, listed = basra("verify", "--all", "--json", *db)
+            _, listed = basra("verify", "--all", "--json", *db)
             ids = [entry["match_id"] for entry in json.loads(listed)]
             assert len(ids) == len(created), (name, ids)
             answers[name] = {}
