@@ -19,7 +19,8 @@ into this one by ``basra store migrate`` (app.store.migration). A row is:
 Each kind's array is an array-like msgspec Struct (``Layout.stored``) built from the event's own
 fields, their stored types chosen from the fields' types (a card field as a checked deck index,
 an absent setting as nil); the few fields that differ are converted by plain functions chosen
-the same way (``card_index``/``card_of_index`` for cards). Nothing is generated or compiled.
+the same way (``card_index``/``card_of_index`` for cards), a card tuple's through a memo of the
+tuples seen before (a dict look-up in C). Nothing is generated or compiled.
 
 Decoding gives back exactly the RecordedEvent that was encoded (tests/app/store/test_compact.py
 checks every kind, and Hypothesis checks arbitrary ones), and today's encoder writes byte for
@@ -121,10 +122,36 @@ card_of_index: Final[Convert] = DECK.__getitem__
 """The card of a stored index (msgspec has checked it is one): the decoding hook."""
 
 
+_MEMO_LIMIT: Final = 1 << 16
+"""Entries a conversion's memo keeps before it starts again (each a few hundred bytes)."""
+
+
+class _Memo(dict[Any, Any]):
+    """A conversion of hashable stored values (tuples of deck indexes, of such tuples), each
+    computed once and then looked up: ``convert`` is then a dict look-up, in C, for every value
+    seen before (a card tuple recurs across plays and matches). Safe under threads: at worst
+    two threads compute the same value."""
+
+    def __init__(self, convert: Convert) -> None:
+        super().__init__()
+        self.convert = convert
+
+    def __missing__(self, key: Any) -> Any:
+        if len(self) >= _MEMO_LIMIT:
+            self.clear()
+        value = self[key] = self.convert(key)
+        return value
+
+
+def _memo(convert: Convert) -> Convert:
+    """``convert`` through a memo of its results."""
+    lookup: Convert = _Memo(convert).__getitem__
+    return lookup
+
+
 def _each(convert: Convert) -> Convert:
-    if convert is card_index or convert is card_of_index:  # the common case, in C
-        return lambda value: tuple(map(convert, value))
-    return lambda value: tuple([convert(v) for v in value])
+    """The conversion of a tuple whose items ``convert`` converts, memoised."""
+    return _memo(lambda value: tuple(map(convert, value)))
 
 
 def _unless_none(convert: Convert) -> Convert:
@@ -135,8 +162,23 @@ def _unset_as_none(value: Any) -> Any:
     return None if value is _UNSET else value
 
 
+class _Absent(dict[Any, Any]):
+    """nil read back as UNSET (an absent setting); any other value as it is."""
+
+    def __missing__(self, key: Any) -> Any:
+        return key
+
+
+_absent_lookup: Final[Convert] = _Absent({None: _UNSET, _UNSET: _UNSET}).__getitem__
+
+
 def _none_as_unset(value: Any) -> Any:
-    return _UNSET if value is None else value
+    """An absent setting's stored nil as UNSET: a look-up in C for hashable values (nil, text,
+    numbers), a test for the rest (a dict of bot kinds)."""
+    try:
+        return _absent_lookup(value)
+    except TypeError:  # unhashable: a value, not nil
+        return value
 
 
 def _is_card(annotation: Any) -> bool:

@@ -32,7 +32,7 @@ from eventsourcing.persistence import (
 from app.config import PostgresSettings, StoreConfig
 from app.errors import ConflictError, StoreUnavailableError
 from app.store.backend import Backend, backend_class, translated_errors
-from app.store.decoding import CANONICAL_TOPIC, TOPICS, stored_topics
+from app.store.decoding import CANONICAL_TOPIC, STORED_TOPIC, TOPICS, stored_topics
 from app.store.grouping import GroupCommit
 from app.store.live import LogListener, OnEntry
 from app.store.mapper import EventMapper
@@ -308,9 +308,8 @@ class MatchStore:
 
     def to_recorded(self, entry: LogEntry) -> RecordedEvent:
         """Decode a log entry (CorruptEventError names its match and seq)."""
-        return self.mapper.to_recorded(
-            StoredEvent(entry.match_id, entry.seq, entry.stored_topic or entry.topic, entry.state)
-        )
+        topic = entry.stored_topic or STORED_TOPIC.get(entry.topic, entry.topic)
+        return self.mapper.to_recorded(StoredEvent(entry.match_id, entry.seq, topic, entry.state))
 
 
 def side_recorder(store: MatchStore, purpose: str) -> AggregateRecorder:
