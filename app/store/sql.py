@@ -18,6 +18,7 @@ from eventsourcing.persistence import AggregateRecorder, StoredEvent
 from app.store.backend import Backend, Run
 from app.store.streams import STREAMS_TABLE
 
+_MADE_LIMIT: Final = 512  # statements kept made; a read of N ids makes one per N
 _CHUNK: Final = 500  # numbers per read, well under SQLite's limit on bound parameters
 
 _SIDE_ROWS: Final = (
@@ -32,6 +33,8 @@ _SIDE_VERSIONS: Final = (
 
 class SqlBackend(Backend):
     """A backend whose tables are SQL tables reached through eventsourcing's datastore."""
+
+    _made: dict[tuple[str, str | None], Any]
 
     insert_ignoring: str = "INSERT OR IGNORE INTO {t} (match_id) VALUES ({p})"
     """Give a match a number unless it has one (the table's unique ``match_id``)."""
@@ -52,16 +55,27 @@ class SqlBackend(Backend):
     def transaction(self, *, commit: bool = True, side: str | None = None) -> Iterator[Run]:
         """Statements in one transaction on the events recorder's own connections."""
         datastore: Any = getattr(self.events, "datastore")  # noqa: B009
-        tables = self._tables(side)
+        queries = self._queries()
         with datastore.transaction(commit=commit) as cursor:
 
             def run(statement: str, params: tuple[Any, ...]) -> list[Any]:
-                cursor.execute(self.query(statement, tables), params)
+                query = queries.get((statement, side))
+                if query is None:
+                    query = queries[(statement, side)] = self.query(statement, self._tables(side))
+                cursor.execute(query, params)
                 if getattr(cursor, "sqlite_cursor", cursor).description is None:  # no rows
                     return []
                 return list(cursor.fetchall())
 
             yield run
+
+    def _queries(self) -> dict[tuple[str, str | None], Any]:
+        """The statements already made for the driver (the same few are run again and again)."""
+        queries: dict[tuple[str, str | None], Any] | None = getattr(self, "_made", None)
+        if queries is None or len(queries) > _MADE_LIMIT:
+            queries = {}
+            self._made = queries
+        return queries
 
     def _read(self, statement: str, params: tuple[Any, ...], side: str | None = None) -> list[Any]:
         with self.transaction(commit=False, side=side) as run:
