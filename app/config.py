@@ -70,13 +70,24 @@ class StoreConfig(msgspec.Struct, frozen=True):
 
     def identity(self) -> str:
         """A stable name for this store, so a read-model file knows which log it follows."""
-        if self.kind == "sqlite":
-            assert self.sqlite_path is not None
+        if self.sqlite_path is not None:
             return f"sqlite:{self.sqlite_path.resolve()}"
-        if self.kind == "postgres":
-            assert self.postgres is not None
+        if self.postgres is not None:
             return self.postgres.describe()
         return "memory"
+
+    def describe(self) -> str:
+        """The store, for people (never a password)."""
+        if self.sqlite_path is not None:
+            return f"SQLite {self.sqlite_path} (synchronous={self.synchronous})"
+        if self.postgres is not None:
+            return self.postgres.describe()
+        return self.kind
+
+    @property
+    def serves_processes(self) -> bool:
+        """Whether several server processes can share this store (PostgreSQL's only)."""
+        return self.postgres is not None
 
 
 def parse_database_url(url: str) -> PostgresSettings:
@@ -144,12 +155,10 @@ def existing_store(config: StoreConfig) -> StoreConfig:
 
     PostgreSQL is taken as it is (its schema is made when first opened).
     """
-    if config.kind == "sqlite":
-        assert config.sqlite_path is not None
-        if not config.sqlite_path.is_file():
-            from app.errors import StoreMissingError
+    if config.sqlite_path is not None and not config.sqlite_path.is_file():
+        from app.errors import StoreMissingError
 
-            raise StoreMissingError(str(config.sqlite_path))
+        raise StoreMissingError(str(config.sqlite_path))
     return config
 
 
@@ -163,8 +172,7 @@ def readmodel_path(config: StoreConfig, environ: Mapping[str, str] | None = None
     explicit = env.get("BASRA_READMODELS")
     if explicit:
         return Path(explicit)
-    if config.kind == "sqlite":
-        assert config.sqlite_path is not None
+    if config.sqlite_path is not None:
         path = config.sqlite_path
         return path.with_name(f"{path.stem}.readmodels.sqlite3")
     cache = Path(env.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "basra"

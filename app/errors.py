@@ -86,6 +86,13 @@ class StoreUnavailableError(StoreFaultError):
     code = "store_unavailable"
 
 
+class StoreNotMigratedError(StoreFaultError):
+    """The store holds rows of an earlier build's stored form (or is being migrated): it is
+    served only once ``basra store migrate`` has rewritten it (docs/storage.md)."""
+
+    code = "store_not_migrated"
+
+
 class PlayerNotFoundError(NotFoundError):
     """No player is registered under that id (docs/api.md, "Results")."""
 

@@ -44,7 +44,7 @@ def _sqlite_store(db: Path | None) -> StoreConfig:
     if uses_postgres():
         raise InvalidOptionError(PG_WAY)
     config = resolve_store(db)
-    if config.kind != "sqlite" or config.sqlite_path is None:
+    if config.sqlite_path is None:
         raise InvalidOptionError(PG_WAY)
     return config
 

@@ -1,7 +1,9 @@
-"""``basra matches``, ``basra export`` and ``basra projections``: the store from the shell."""
+"""``basra matches``, ``basra export``, ``basra projections`` and ``basra store``: the store
+from the shell."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -29,6 +31,14 @@ projections = typer.Typer(
 """The ``basra projections`` command group."""
 
 app.add_typer(projections, name="projections")
+
+store_commands = typer.Typer(
+    help="The event store itself: rewrite a store of an earlier build into today's form.",
+    no_args_is_help=True,
+)
+"""The ``basra store`` command group."""
+
+app.add_typer(store_commands, name="store")
 
 
 def _caught_up(read: ReadModels) -> int:
@@ -106,3 +116,45 @@ def status(db: DbOption = None, json: JsonOption = False) -> None:
         dump_json(info)
     else:
         typer.echo(f"{info['file']}\tposition {info['position']} of {info['log']}")
+
+
+@store_commands.command("migrate")
+@handles_errors
+def migrate(db: DbOption = None, json: JsonOption = False) -> None:
+    """Rewrite a store written by an earlier build into today's stored form, once, in place.
+
+    Every row keeps its log position; run it with no server or other command using the store
+    (it refuses otherwise). Interrupted, run it again to finish; run twice, it changes nothing.
+    """
+    from app.config import existing_store, resolve_store
+    from app.store.migration import migrate as migrate_store
+
+    config = existing_store(resolve_store(db))
+    with typer.progressbar(length=1, label="migrating the store", file=sys.stderr) as bar:
+        shown = [0]
+
+        def advance(done: int, total: int) -> None:
+            bar.length = max(total, 1)
+            bar.update(done - shown[0])
+            shown[0] = done
+
+        report = migrate_store(config, progress=advance)
+    if json:
+        dump_json({**msgspec_dict(report), "changed": report.changed})
+        return
+    if report.form_before == report.form_after and report.changed == 0:
+        echo_err(f"{report.store}: already in today's stored form; nothing changed")
+        return
+    echo_err(
+        f"{report.store}: {report.streams_renamed} stream(s) renamed to keys "
+        f"({report.rows_renamed} rows), {report.rows_rewritten} row(s) rewritten in the compact "
+        f"form, {report.rows_unreadable} unreadable row(s) left as they were"
+    )
+    typer.echo(str(report.changed))
+
+
+def msgspec_dict(value: object) -> dict[str, object]:
+    """A msgspec Struct's fields as a dict."""
+    import msgspec
+
+    return msgspec.structs.asdict(value)  # type: ignore[arg-type]

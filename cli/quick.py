@@ -58,16 +58,16 @@ FORMS: dict[str, Form] = {
 _MAX_DIGITS = 9
 
 
-def _value(kind: Kind, text: str) -> Any:
+def _value(expected: Kind, text: str) -> Any:
     """The value of an option, or None when typer should judge it (and word any refusal)."""
-    if kind in ("count", "seat"):
+    if expected in ("count", "seat"):
         if not (text.isascii() and text.isdigit() and len(text) <= _MAX_DIGITS):
             return None
         number = int(text)
-        return None if kind == "count" and number < 1 else number
+        return None if expected == "count" and number < 1 else number
     if not text or text.startswith("-"):
         return None
-    return Path(text) if kind == "path" else text
+    return Path(text) if expected == "path" else text
 
 
 def parse(argv: list[str]) -> tuple[str, dict[str, Any]] | None:

@@ -139,13 +139,12 @@ def reading(db: Path | None) -> Iterator[Streams]:
     from app.config import existing_store, resolve_store
 
     config = existing_store(resolve_store(db))
-    if config.kind != "sqlite":
+    if config.sqlite_path is None:
         with opened(db) as service:
             yield service
         return
     from app.store.sqlite_reader import SQLiteStreams
 
-    assert config.sqlite_path is not None
     streams = SQLiteStreams(config.sqlite_path)
     try:
         yield streams

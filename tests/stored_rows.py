@@ -2,8 +2,8 @@
 
 A match's rows are stored under its stream key (app.store.streams) in the compact form
 (app.store.compact). The tests that damage or forge a row read it here as the JSON envelope of
-the earlier form (``{"event": {...}, "at": ..., "chain": ...}``), change it, and write it back
-in that JSON form, which the store still reads in any row.
+the earlier form (``{"event": {...}, "at": ..., "chain": ...}``), easy to change by hand, and
+write it back in the compact form (``write_json_row``), the only form the store reads.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import sqlite3
 from typing import Any
 
 from app.store.decoding import decode_row
+from app.store.earlier import decode_json_row
 from app.store.mapper import EventMapper
 from app.store.streams import STREAMS_TABLE, stream_key
 from domain.recorded import RecordedEvent
@@ -65,9 +66,11 @@ def json_row(connection: sqlite3.Connection, match_id: str, seq: int) -> dict[st
 def write_json_row(
     connection: sqlite3.Connection, match_id: str, seq: int, envelope: dict[str, Any]
 ) -> None:
-    """Store ``envelope`` (a JSON envelope, its event's ``type`` naming the topic) at ``seq``."""
+    """Store ``envelope`` (a JSON envelope, its event's ``type`` naming the kind) at ``seq``, in
+    the compact form."""
     topic = f"basra:{envelope['event']['type']}"
-    write_raw_row(connection, match_id, seq, json.dumps(envelope).encode(), topic=topic)
+    recorded = decode_json_row(match_id, seq, topic, json.dumps(envelope).encode())
+    write_recorded(connection, match_id, recorded)
 
 
 def write_raw_row(

@@ -14,6 +14,8 @@ Changed on purpose since the rows were generated, and only these:
   ``"ZZ"`` played or previewed) is a bad syntax (``BadSyntaxError``, a ``RequestError``) instead
   of a rules refusal: HTTP 422 -> 400; exit status 1 -> 1 (unchanged); code unchanged.
 - ``InvalidOptionError`` moved from ``cli.shell`` to ``cli.errors`` (same status, code, exit).
+- ``app.errors.StoreNotMigratedError`` (a store of an earlier build's form, to be migrated
+  with ``basra store migrate``) is new: a store fault, 503 and exit 69 as its cause gives.
 - ``app.api.errors.InvalidCursorError`` is now ``app.readmodels.cursors.BadCursorError``, raised
   by the read models' paging itself (same status 400, code ``invalid_cursor``, exit 1).
 - Added with the classes brought into the tree, none of which the API or the command line
@@ -78,6 +80,7 @@ GOLDEN: tuple[tuple[str, int | None, str, int], ...] = (
     ("app.errors.TicketUsedError", 401, "ticket_used", 1),
     ("app.errors.TicketWrongMatchError", 403, "ticket_wrong_match", 1),
     ("app.readmodels.cursors.BadCursorError", 400, "invalid_cursor", 1),  # moved
+    ("app.errors.StoreNotMigratedError", 503, "store_not_migrated", 69),  # added
     ("app.errors.UnknownAgentError", 404, "unknown_agent", 1),
     ("app.errors.UnknownTicketError", 401, "unknown_ticket", 1),
     ("cli.errors.InvalidOptionError", None, "invalid_option", 2),  # was cli.shell's

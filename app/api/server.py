@@ -116,7 +116,7 @@ def app_from_env() -> Litestar:
 def prepare_store(options: ServeOptions) -> StoreConfig:
     """Resolve the store and open it once (creating file or tables) before serving."""
     config = resolve_store(options.db, options.database_url)
-    if options.workers > 1 and config.kind != "postgres":
+    if options.workers > 1 and not config.serves_processes:
         raise ServeError(
             "several workers need PostgreSQL (BASRA_DATABASE_URL or --database-url); "
             "the embedded SQLite store serves one process"
@@ -134,11 +134,7 @@ def prepare_store(options: ServeOptions) -> StoreConfig:
 
 def describe(config: StoreConfig) -> str:
     """The store, for the start-up message (never a password)."""
-    if config.kind == "postgres" and config.postgres is not None:
-        return config.postgres.describe()
-    if config.kind == "sqlite" and config.sqlite_path is not None:
-        return f"SQLite {config.sqlite_path} (synchronous={config.synchronous})"
-    return config.kind
+    return config.describe()
 
 
 def listening_socket(host: str, port: int) -> socket.socket:

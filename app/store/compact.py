@@ -1,7 +1,7 @@
-"""The compact stored form of a match event: a short topic and a MessagePack array.
+"""The stored form of a match event: a short topic and a MessagePack array.
 
-Rows written before this form (docs/storage.md, "Stored rows") hold a JSON envelope under a
-``basra:TAG`` topic and stay readable (app.store.decoding). A compact row is:
+Rows written in earlier builds' form (a JSON envelope under a ``basra:TAG`` topic) are rewritten
+into this one by ``basra store migrate`` (app.store.migration). A row is:
 
 - topic: one letter per event kind (``COMPACT_TOPICS``), stable forever: a new stored form
   takes new letters, it never reuses these;
@@ -16,9 +16,15 @@ Rows written before this form (docs/storage.md, "Stored rows") hold a JSON envel
     is not 64 lowercase hex digits (an imported file's), nil there and the text in
     ``chain_text``/``sealed_text``.
 
+Each kind's array is an array-like msgspec Struct (``Layout.stored``) built from the event's own
+fields, their stored types chosen from the fields' types (a card field as a checked deck index,
+an absent setting as nil); the few fields that differ are converted by plain functions chosen
+the same way (``card_index``/``card_of_index`` for cards), a card tuple's through a memo of the
+tuples seen before (a dict look-up in C). Nothing is generated or compiled.
+
 Decoding gives back exactly the RecordedEvent that was encoded (tests/app/store/test_compact.py
-checks every kind, and Hypothesis checks arbitrary ones), so the hash chain, replays and every
-tool see the same events whichever form a row has.
+checks every kind, and Hypothesis checks arbitrary ones), and today's encoder writes byte for
+byte the rows stored before (tests/app/store/test_compact_golden.py, 900 golden rows).
 """
 
 from __future__ import annotations
@@ -99,64 +105,98 @@ LAYOUTS: Final[dict[type[Event], tuple[str, ...]]] = {
 layout (rows written before it are shorter and read it at its default); nothing is ever
 reordered or removed, or rows already stored would read wrong."""
 
-
-Convert = Callable[[Any], Any]
-_CARD_INDEX: Final = Annotated[int, msgspec.Meta(ge=0, le=len(DECK) - 1)]
 _UNSET: Final = msgspec.UNSET
 
+Convert = Callable[[Any], Any]
+"""One field's conversion between its value in the event and its value in the stored array."""
 
-def _card_type(annotation: Any) -> bool:
+CardIndex = Annotated[int, msgspec.Meta(ge=0, le=len(DECK) - 1)]
+"""A card as stored: its index in the deck (msgspec refuses any other value when reading)."""
+
+card_index: Final[Convert] = INDEX.__getitem__
+"""A card's stored value (its index in the deck): the encoding hook of card fields."""
+
+card_of_index: Final[Convert] = DECK.__getitem__
+"""The card of a stored index (msgspec has checked it is one): the decoding hook."""
+
+
+_MEMO_LIMIT: Final = 1 << 16
+"""Entries a conversion's memo keeps before it starts again (each a few hundred bytes)."""
+
+
+class _Memo(dict[Any, Any]):
+    """A conversion of hashable stored values (tuples of deck indexes, of such tuples), each
+    computed once and then looked up: ``convert`` is then a dict look-up, in C, for every value
+    seen before (a card tuple recurs across plays and matches). Safe under threads: at worst
+    two threads compute the same value."""
+
+    def __init__(self, convert: Convert) -> None:
+        super().__init__()
+        self.convert = convert
+
+    def __missing__(self, key: Any) -> Any:
+        if len(self) >= _MEMO_LIMIT:
+            self.clear()
+        value = self[key] = self.convert(key)
+        return value
+
+
+def _memo(convert: Convert) -> Convert:
+    """``convert`` through a memo of its results."""
+    lookup: Convert = _Memo(convert).__getitem__
+    return lookup
+
+
+def _each(convert: Convert) -> Convert:
+    """The conversion of a tuple whose items ``convert`` converts, memoised."""
+    return _memo(lambda value: tuple(map(convert, value)))
+
+
+def _unless_none(convert: Convert) -> Convert:
+    return lambda value: None if value is None else convert(value)
+
+
+def _unset_as_none(value: Any) -> Any:
+    return None if value is _UNSET else value
+
+
+class _Absent(dict[Any, Any]):
+    """nil read back as UNSET (an absent setting); any other value as it is."""
+
+    def __missing__(self, key: Any) -> Any:
+        return key
+
+
+_absent_lookup: Final[Convert] = _Absent({None: _UNSET, _UNSET: _UNSET}).__getitem__
+
+
+def _none_as_unset(value: Any) -> Any:
+    """An absent setting's stored nil as UNSET: a look-up in C for hashable values (nil, text,
+    numbers), a test for the rest (a dict of bot kinds)."""
+    try:
+        return _absent_lookup(value)
+    except TypeError:  # unhashable: a value, not nil
+        return value
+
+
+def _is_card(annotation: Any) -> bool:
     """Whether a field's written annotation names the Card type (cards are stored by index)."""
     return "Card" in str(annotation)
 
 
-Expression = Callable[[str], str]
-"""Python source converting the value of the expression given (the stored form is compiled)."""
-
-
-class _Names:
-    """The names the compiled conversions refer to, and fresh names for their loop variables."""
-
-    def __init__(self) -> None:
-        self.values: dict[str, Any] = {
-            "I": INDEX,
-            "D": DECK,
-            "U": _UNSET,
-            "astuple": msgspec.structs.astuple,
-        }
-        self.count = 0
-
-    def add(self, value: Any) -> str:
-        self.count += 1
-        name = f"n{self.count}"
-        self.values[name] = value
-        return name
-
-    def variable(self) -> str:
-        self.count += 1
-        return f"x{self.count}"
-
-
-def _convert(
-    tp: Any, cards: bool, names: _Names
-) -> tuple[Any, Expression | None, Expression | None]:
-    """(stored type, encode, decode) of a value of type ``tp`` that is not None or UNSET, the
-    conversions None where the value is stored as it is; ``cards``: str values are cards."""
+def _stored(tp: Any, cards: bool) -> tuple[Any, Convert | None, Convert | None]:
+    """(stored type, encode, decode) of a value of type ``tp``, the conversions None where the
+    value is stored as it is; ``cards``: str values are cards."""
     origin = typing.get_origin(tp)
     if tp is str and cards:
-        return _CARD_INDEX, lambda x: f"I[{x}]", lambda x: f"D[{x}]"
+        return CardIndex, card_index, card_of_index
     if origin is tuple:
         args = typing.get_args(tp)
         if len(args) == 2 and args[1] is Ellipsis:
-            inner, enc, dec = _convert(args[0], cards, names)
-            if enc is None or dec is None:
+            inner, encode, decode = _stored(args[0], cards)
+            if encode is None or decode is None:
                 return tp, None, None
-            y = names.variable()
-            return (
-                tuple[inner, ...],  # type: ignore[valid-type]
-                lambda x: f"tuple([{enc(y)} for {y} in {x}])",
-                lambda x: f"tuple([{dec(y)} for {y} in {x}])",
-            )
+            return tuple[inner, ...], _each(encode), _each(decode)  # type: ignore[valid-type]
         return tp, None, None
     if origin in (Union, types.UnionType):
         members = typing.get_args(tp)
@@ -164,18 +204,15 @@ def _convert(
             raise TypeError(f"{tp}: a field may be UNSET or None, not both")
         rest = [m for m in members if m is not msgspec.UnsetType and m is not type(None)]
         if len(rest) == 1:
-            inner, enc, dec = _convert(rest[0], cards, names)
+            inner, encode, decode = _stored(rest[0], cards)
         else:
-            inner, enc, dec = Union[tuple(rest)], None, None  # noqa: UP007
-        if enc is not None and dec is not None:
-            ienc, idec = enc, dec
-            enc = lambda x: f"(None if {x} is None else {ienc(x)})"  # noqa: E731
-            dec = lambda x: f"(None if {x} is None else {idec(x)})"  # noqa: E731
-        return inner | None, enc, dec
+            inner, encode, decode = Union[tuple(rest)], None, None  # noqa: UP007
+        if encode is not None and decode is not None:
+            encode, decode = _unless_none(encode), _unless_none(decode)
+        return inner | None, encode, decode
     if isinstance(tp, type) and issubclass(tp, msgspec.Struct):
-        layout = _Layout(tp, tuple(f.name for f in msgspec.structs.fields(tp)))
-        encode, decode = names.add(layout.encode), names.add(layout.decode)
-        return layout.shadow, lambda x: f"{encode}({x})", lambda x: f"{decode}({x})"
+        layout = Layout(tp, tuple(f.name for f in msgspec.structs.fields(tp)))
+        return layout.stored, layout.encode, layout.decode
     return tp, None, None
 
 
@@ -184,68 +221,56 @@ def _is_unset_able(tp: Any) -> bool:
     return origin in (Union, types.UnionType) and msgspec.UnsetType in typing.get_args(tp)
 
 
-class _Layout:
-    """A struct's stored array: which field sits where, converted by compiled functions (a
-    row is decoded once per event read: this is the store's hottest Python)."""
+class Layout:
+    """A struct's stored array: which field sits where, and how each field is stored and read.
+
+    ``stored`` is an array-like msgspec struct of the fields in the stored order, with each
+    field's stored type (cards as checked deck indexes, an absent setting as nil): msgspec reads
+    a stored array into it and checks every value, then ``decode`` converts the few fields that
+    differ (cards, absent settings, nested structs) with the functions chosen here from each
+    field's type, and ``encode`` does the reverse.
+    """
 
     def __init__(self, cls: type[msgspec.Struct], stored_names: tuple[str, ...]) -> None:
         infos = msgspec.structs.fields(cls)
         by_name = {f.name: f for f in infos}
-        if sorted(stored_names) != sorted(by_name):
+        if stored_names != tuple(by_name):
             raise TypeError(f"{cls.__name__}: the stored layout {stored_names} is not its fields")
         written = {
             name: annotation
             for klass in reversed(cls.__mro__)
             for name, annotation in getattr(klass, "__annotations__", {}).items()
         }
-        class_index = {f.name: i for i, f in enumerate(infos)}
-        stored_index = {name: i for i, name in enumerate(stored_names)}
-        names = _Names()
-        names.values["cls"] = cls
-        encoded: list[str] = []
-        decoded: dict[str, str] = {}
+        self.cls = cls
+        encoders: list[tuple[int, Convert]] = []
+        decoders: list[tuple[int, Convert]] = []
         self.defaults: list[tuple[bool, Any]] = []
-        shadow_fields: list[Any] = []
-        for name in stored_names:
+        fields: list[Any] = []
+        for i, name in enumerate(stored_names):
             info = by_name[name]
-            stored, encode, decode = _convert(info.type, _card_type(written.get(name)), names)
-            source, target = f"v[{class_index[name]}]", f"v[{stored_index[name]}]"
-            enc = encode(source) if encode is not None else source
-            dec = decode(target) if decode is not None else target
+            stored, encode, decode = _stored(info.type, _is_card(written.get(name)))
             if _is_unset_able(info.type):  # absent is stored as nil: None is no value of it
-                enc = f"(None if {source} is U else {enc})"
-                dec = f"(U if {target} is None else {dec})"
-            encoded.append(enc)
-            decoded[name] = dec
+                encode, decode = _unset_as_none, _none_as_unset
+            if encode is not None and decode is not None:
+                encoders.append((i, encode))
+                decoders.append((i, decode))
             has_default = info.default is not msgspec.NODEFAULT
             default: Any = None
             if has_default and info.default is not _UNSET:
-                default = info.default
-                if encode is not None:
-                    default = eval(  # source built above from the field type, not from data
-                        encode("value"), dict(names.values), {"value": info.default}
-                    )
+                default = encode(info.default) if encode is not None else info.default
             self.defaults.append((has_default, default))
-            shadow_fields.append((name, stored, default) if has_default else (name, stored))
-        self.shadow: Any = msgspec.defstruct(
-            f"Stored{cls.__name__}", shadow_fields, array_like=True, frozen=True, gc=False
+            fields.append((name, stored, default) if has_default else (name, stored))
+        self._encoders = tuple(encoders)
+        self._decoders = tuple(decoders)
+        self.stored: Any = msgspec.defstruct(
+            f"Stored{cls.__name__}", fields, array_like=True, frozen=True, gc=False
         )
-        source = (
-            "def encode(value):\n"
-            "    v = astuple(value)\n"
-            f"    return [{', '.join(encoded)}]\n"
-            "def decode(stored):\n"
-            "    v = astuple(stored)\n"
-            f"    return cls({', '.join(decoded[f.name] for f in infos)})\n"
-        )
-        compiled: dict[str, Any] = dict(names.values)
-        exec(compile(source, f"<stored {cls.__name__}>", "exec"), compiled)
-        self._encode: Callable[[Any], list[Any]] = compiled["encode"]
-        self.decode: Callable[[Any], Any] = compiled["decode"]
 
     def encode(self, value: Any) -> list[Any]:
         """The stored array of ``value``, trailing fields at their defaults left off."""
-        values = self._encode(value)
+        values = list(msgspec.structs.astuple(value))
+        for i, encode in self._encoders:
+            values[i] = encode(values[i])
         defaults = self.defaults
         while values:
             has_default, default = defaults[len(values) - 1]
@@ -257,22 +282,31 @@ class _Layout:
             values.pop()
         return values
 
+    def decode(self, stored: Any) -> Any:
+        """The struct of a stored array as msgspec read it."""
+        if not self._decoders:
+            return self.cls(*msgspec.structs.astuple(stored))
+        values = list(msgspec.structs.astuple(stored))
+        for i, decode in self._decoders:
+            values[i] = decode(values[i])
+        return self.cls(*values)
+
 
 class _Kind(msgspec.Struct, frozen=True):
     """Everything needed to store and read one event kind."""
 
     cls: type[Event]
     topic: str
-    layout: _Layout
+    layout: Layout
     decoder: msgspec.msgpack.Decoder[Any]
 
 
 def _kind(cls: type[Event]) -> _Kind:
-    layout = _Layout(cls, LAYOUTS[cls])
+    layout = Layout(cls, LAYOUTS[cls])
     row = msgspec.defstruct(
         f"Stored{cls.__name__}Row",
         [
-            ("event", layout.shadow),
+            ("event", layout.stored),
             ("at", int | str),
             ("caused_by", str | None, None),
             ("request_id", str | None, None),
@@ -355,7 +389,7 @@ def decode_compact(match_id: str, seq: int, topic: str, state: bytes) -> Recorde
     try:
         row = kind.decoder.decode(state)
         event = kind.layout.decode(row.event)
-    except (msgspec.DecodeError, IndexError, TypeError, ValueError, OverflowError) as error:
+    except (msgspec.DecodeError, TypeError, ValueError, OverflowError) as error:
         raise CorruptEventError(match_id, seq, str(error)) from None
     return RecordedEvent(
         seq=seq,

@@ -1,6 +1,6 @@
 """The store's mapper: recorded msgspec events in and out of eventsourcing's stored rows.
 
-A stored row is (match id, seq, topic, state); app.store.decoding describes both and reads a
+A stored row is (stream key, seq, topic, state) in the compact form; app.store.decoding reads a
 row back (the light SQLite reader uses the same function). The store hands these rows to
 eventsourcing's recorders itself (no eventsourcing ``Application`` runs), so eventsourcing's own
 ``Mapper`` and transcoders are not involved. The topics are registered with eventsourcing too,
@@ -16,16 +16,14 @@ from eventsourcing.persistence import StoredEvent
 from eventsourcing.utils import register_topic
 
 from app.store.compact import COMPACT_TOPICS, encode_compact
-from app.store.decoding import TOPIC_PREFIX, TOPICS, Envelope, decode_row
-from domain.events import event_tag
+from app.store.decoding import TOPIC_PREFIX, TOPICS, decode_row
+from app.store.earlier import encode_json_row
 from domain.recorded import RecordedEvent
 from domain.state import MatchSetup, MatchState
 
 for _cls, _topic in TOPICS.items():
     register_topic(_topic, _cls)
     register_topic(COMPACT_TOPICS[_cls], _cls)
-
-_JSON_ENCODER = msgspec.json.Encoder()
 
 
 def _state_fingerprint() -> str:
@@ -54,22 +52,11 @@ class EventMapper:
         )
 
     def to_json_stored_event(self, stream: str, recorded: RecordedEvent) -> StoredEvent:
-        """The row ``recorded`` had in the JSON form this build reads but no longer writes
-        (for tests and benchmarks of stores recorded before the compact form)."""
-        event = recorded.event
-        envelope = Envelope(
-            event,
-            recorded.at,
-            recorded.caused_by,
-            recorded.request_id,
-            recorded.chain,
-            recorded.sealed,
-        )
+        """The row ``recorded`` had in the JSON form of earlier builds, which ``basra store
+        migrate`` rewrites (for tests and benchmarks of stores as those builds wrote them)."""
+        topic, state = encode_json_row(recorded)
         return StoredEvent(
-            originator_id=stream,
-            originator_version=recorded.seq,
-            topic=TOPICS.get(type(event)) or TOPIC_PREFIX + event_tag(event),
-            state=_JSON_ENCODER.encode(envelope),
+            originator_id=stream, originator_version=recorded.seq, topic=topic, state=state
         )
 
     def to_recorded(self, stored: StoredEvent, match_id: str | None = None) -> RecordedEvent:

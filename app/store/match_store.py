@@ -1,14 +1,15 @@
 """The event store: one eventsourcing stream per match, seq = version.
 
-A match's stream is stored under a short key (app.store.streams; under its match id when it
-was stored before keys), its rows in the compact form (app.store.compact); what the store hands
-out names matches by id and kinds by their ``basra:TAG`` topic whichever form a row has.
+A match's stream is stored under a short key (app.store.streams), its rows in the compact form
+(app.store.compact); what the store hands out names matches by id and kinds by their
+``basra:TAG`` topic.
 
 The same code runs on eventsourcing's in-memory (POPO) recorder, a SQLite file and PostgreSQL:
-only the infrastructure factory differs. Appends are optimistic: a stream's rows are keyed by
-(match id, seq), so a writer that read an old seq collides with the row another writer already
-stored and its whole transaction is refused (eventsourcing ``IntegrityError`` → ConflictError).
-Snapshots of the folded state sit in their own table; they are caches and can be dropped.
+what differs lives in one backend class each (app.store.backend). Appends are optimistic: a
+stream's rows are keyed by (stream, seq), so a writer that read an old seq collides with the
+row another writer already stored and its whole transaction is refused (eventsourcing
+``IntegrityError`` → ConflictError). Snapshots of the folded state sit in their own table; they
+are caches and can be dropped.
 """
 
 from __future__ import annotations
@@ -16,7 +17,6 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
-import weakref
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,28 +26,23 @@ from eventsourcing.persistence import (
     AggregateRecorder,
     ApplicationRecorder,
     InfrastructureFactory,
-    IntegrityError,
-    PersistenceError,
     StoredEvent,
 )
-from eventsourcing.popo import POPOAggregateRecorder
 
 from app.config import PostgresSettings, StoreConfig
 from app.errors import ConflictError, StoreUnavailableError
-from app.store.decoding import CANONICAL_TOPIC, TOPICS, stored_topics
+from app.store.backend import Backend, backend_class, translated_errors
+from app.store.decoding import CANONICAL_TOPIC, STORED_TOPIC, TOPICS, stored_topics
 from app.store.grouping import GroupCommit
 from app.store.live import LogListener, OnEntry
 from app.store.mapper import EventMapper
-from app.store.sqlite import (
-    LOCK_TIMEOUT_SECONDS,
-    SQLITE_DEFAULT_SYNCHRONOUS,
-    DurableDatastore,
-    prepare_file,
-)
+from app.store.sqlite import TOPIC_INDEX
 from app.store.streams import StreamKeys
 from domain.events import MatchCreated
 from domain.recorded import RecordedEvent
 from domain.state import MatchState
+
+__all__ = ["TOPIC_INDEX", "LogEntry", "MatchStore", "side_recorder", "translated_errors"]
 
 NOTIFICATION_PAGE = 1000
 """How many log entries one read of the global log returns at most when scanning it all."""
@@ -61,25 +56,10 @@ class LogEntry:
     match_id: str
     seq: int
     topic: str
-    """The kind's topic (``basra:card_played``), whichever form the row is stored in."""
+    """The kind's topic (``basra:card_played``)."""
     state: bytes
     stored_topic: str = ""
-    """The row's own topic (``p`` in the compact form); empty: the same as ``topic``."""
-
-
-@contextlib.contextmanager
-def translated_errors(match_id: str | None = None) -> Iterator[None]:
-    """Turn eventsourcing's persistence errors into this project's errors."""
-    try:
-        yield
-    except IntegrityError:
-        where = f"match {match_id}" if match_id else "the stream"
-        raise ConflictError(
-            f"{where} changed since it was read; nothing was written, reload and retry",
-            match_id=match_id,
-        ) from None
-    except PersistenceError as error:
-        raise StoreUnavailableError(f"the event store is unavailable: {error}") from None
+    """The row's own topic (``p``); empty: the stored topic of ``topic``."""
 
 
 CallTimer = Callable[[str, float], None]
@@ -129,121 +109,69 @@ class MatchStore:
     """Match streams in an eventsourcing application recorder, snapshots beside them."""
 
     def __init__(
-        self,
-        factory: InfrastructureFactory[Any],
-        *,
-        config: StoreConfig,
-        recorders: tuple[ApplicationRecorder, AggregateRecorder] | None = None,
+        self, backend: Backend | InfrastructureFactory[Any], *, config: StoreConfig | None = None
     ) -> None:
-        self.factory = factory
-        self.config = config
-        self.kind = config.kind
-        self.identity = config.identity()
+        if not isinstance(backend, Backend):  # a factory made elsewhere (benchmarks)
+            assert config is not None
+            backend = backend_class(config.kind).adopt(backend, config)
+        self.backend = backend
+        self.config = backend.config
+        self.kind = backend.kind
+        self.factory = backend.factory
+        self.identity = self.config.identity()
         self.mapper = EventMapper()
         self.calls = _CallsInFlight()
-        if recorders is None:
-            with translated_errors():
-                events = factory.application_recorder()
-                recorders = (events, factory.aggregate_recorder("snapshots"))
-        self.recorder: ApplicationRecorder = recorders[0]
-        self._snapshots: AggregateRecorder = recorders[1]
-        if self.kind == "sqlite":
-            _index_topics(self.recorder)
-        with translated_errors():
-            self.streams = StreamKeys(self.kind, self.recorder, factory)
-        if self.kind == "memory":  # every handle on one in-memory store shares its snapshots
-            _MEMORY_SNAPSHOTS.setdefault(factory, recorders[1])
+        self.streams = StreamKeys(backend)
         # Concurrent commands share one transaction, one flush and (PostgreSQL) one turn of
         # the events table's lock: docs/storage.md "Group commit".
-        self.grouped = GroupCommit(self.recorder.insert_events)
+        self.grouped = GroupCommit(backend.insert)
+
+    @property
+    def recorder(self) -> ApplicationRecorder:
+        """The match streams' recorder (table ``stored_events``)."""
+        return self.backend.events
 
     @property
     def snapshots(self) -> AggregateRecorder:
         """The snapshots' recorder (table ``stored_snapshots``)."""
-        if self.kind == "memory":
-            return _MEMORY_SNAPSHOTS[self.factory]
-        return self._snapshots
+        return self.backend.snapshots
 
     def reopen(self) -> MatchStore:
         """Another handle on the same database with its own connections, as another process
         would have (the in-memory store shares its recorders)."""
-        if self.kind == "memory":
-            shared = (self.recorder, self.snapshots)
-            return MatchStore(self.factory, config=self.config, recorders=shared)
-        return MatchStore.open(self.config)
+        return MatchStore(self.backend.reopen())
 
     # -- opening ------------------------------------------------------------------------------
 
     @classmethod
     def memory(cls) -> MatchStore:
         """eventsourcing's in-memory recorder: for tests; gone when the process ends."""
-        factory = InfrastructureFactory.construct({"PERSISTENCE_MODULE": "eventsourcing.popo"})
-        recorders = (factory.application_recorder(), MemorySnapshots())
-        return cls(factory, config=StoreConfig(kind="memory"), recorders=recorders)
+        return cls.open(StoreConfig(kind="memory"))
 
     @classmethod
     def sqlite(cls, path: Path, synchronous: str = "FULL") -> MatchStore:
         """A SQLite file (created on first use), WAL with the given ``synchronous``."""
-        with translated_errors():
-            try:
-                prepare_file(path)
-            except OSError as error:
-                raise StoreUnavailableError(f"cannot open {path}: {error}") from None
-            except Exception as error:  # sqlite3 errors: not a database, unreadable, …
-                raise StoreUnavailableError(f"cannot open {path}: {error}") from None
-            factory = InfrastructureFactory.construct(
-                {
-                    "PERSISTENCE_MODULE": "eventsourcing.sqlite",
-                    "SQLITE_DBNAME": str(path),
-                    "SQLITE_LOCK_TIMEOUT": str(LOCK_TIMEOUT_SECONDS),
-                    "ORIGINATOR_ID_TYPE": "text",
-                }
-            )
-            if synchronous != SQLITE_DEFAULT_SYNCHRONOUS:
-                # The one setting eventsourcing lacks (docs/architecture.md L10): only a mode
-                # other than SQLite's own default needs connections made here.
-                factory.datastore.close()  # type: ignore[attr-defined]
-                factory.datastore = DurableDatastore(path, synchronous)  # type: ignore[attr-defined]
-            config = StoreConfig(kind="sqlite", sqlite_path=path, synchronous=synchronous)
-            return cls(factory, config=config)
+        return cls.open(StoreConfig(kind="sqlite", sqlite_path=path, synchronous=synchronous))
 
     @classmethod
     def postgres(cls, settings: PostgresSettings) -> MatchStore:
         """PostgreSQL through eventsourcing.postgres; the schema is created when missing."""
-        from app.store.postgres import creating_tables, ensure_schema, factory_env
-
-        with translated_errors():
-            ensure_schema(settings)
-            # eventsourcing's own factory, named by topic, with recorders that refuse at once
-            # while the database is down instead of waiting out the library's retries
-            # (docs/architecture.md L19); its recorders create the tables, one process at a time.
-            factory = InfrastructureFactory.construct(factory_env(settings))
-            try:
-                with creating_tables(settings):
-                    return cls(factory, config=StoreConfig(kind="postgres", postgres=settings))
-            except BaseException:
-                factory.close()
-                raise
+        return cls.open(StoreConfig(kind="postgres", postgres=settings))
 
     @classmethod
-    def open(cls, config: StoreConfig) -> MatchStore:
-        """The store ``config`` describes."""
-        if config.kind == "postgres":
-            assert config.postgres is not None
-            return cls.postgres(config.postgres)
-        if config.kind == "sqlite":
-            assert config.sqlite_path is not None
-            return cls.sqlite(config.sqlite_path, config.synchronous)
-        return cls.memory()
+    def open(cls, config: StoreConfig, *, migrating: bool = False) -> MatchStore:
+        """The store ``config`` describes; StoreNotMigratedError when it holds an earlier
+        build's stored form (``migrating``: opened by ``basra store migrate``, alone)."""
+        return cls(backend_class(config.kind).open(config, migrating=migrating))
 
     def time_calls(self, timer: CallTimer) -> None:
         """Tell ``timer`` (operation, seconds) after every append and read of a stream."""
         self.calls.timer = timer
 
     def close(self) -> None:
-        """Release the connections once the calls under way have ended."""
+        """Release the connections (and the store's lock) once the calls under way have ended."""
         self.calls.close()
-        self.factory.close()
+        self.backend.close()
 
     # -- streams ------------------------------------------------------------------------------
 
@@ -329,63 +257,27 @@ class MatchStore:
     def drop_snapshots(self) -> int:
         """Forget every snapshot (they are rebuilt from the streams); returns how many."""
         with self.calls.call(), translated_errors():
-            return _drop_rows(self)
+            return self.backend.drop_snapshots()
 
     # -- the global log -----------------------------------------------------------------------
 
     def log_after(self, position: int, limit: int, topics: Sequence[str] = ()) -> list[LogEntry]:
         """Up to ``limit`` entries of the global log after ``position``, in order."""
-        topics = stored_topics(list(topics))
-        if len(topics) > 1 and self.kind == "sqlite":
-            return self._log_after_topics(position, limit, topics)
         with self.calls.call(), translated_errors():
-            rows = self.recorder.select_notifications(
-                start=position, limit=limit, topics=topics, inclusive_of_start=False
-            )
-            self.streams.prefetch([str(n.originator_id) for n in rows])
+            rows = self.backend.log_rows(position, limit, stored_topics(list(topics)))
+            self.streams.prefetch([row.stream for row in rows])
+            match_of = self.streams.match_of
             return [
-                self._entry(n.id, str(n.originator_id), n.originator_version, n.topic, n.state)
-                for n in rows
+                LogEntry(
+                    row.position,
+                    match_of(row.stream),
+                    row.seq,
+                    CANONICAL_TOPIC.get(row.topic, row.topic),
+                    row.state,
+                    row.topic,
+                )
+                for row in rows
             ]
-
-    def _entry(self, position: int, stream: str, seq: int, topic: str, state: bytes) -> LogEntry:
-        """The log entry of a stored row: its match by id and its kind's topic."""
-        return LogEntry(
-            position,
-            self.streams.match_of(stream),
-            seq,
-            CANONICAL_TOPIC.get(topic, topic),
-            state,
-            topic,
-        )
-
-    def _log_after_topics(self, position: int, limit: int, topics: Sequence[str]) -> list[LogEntry]:
-        """``log_after`` for several topics on SQLite, in one statement on the topic index.
-
-        An IN over the topics would make SQLite sort every later entry of those topics for each
-        page; instead each topic's next ``limit`` positions are read from the index alone
-        (already in order), the first ``limit`` of them taken, and only those rows fetched.
-        """
-        table: Any = self.recorder
-        name = table.events_table_name
-        one = f"SELECT * FROM (SELECT rowid AS n FROM {name} WHERE topic = ? AND rowid > ?"
-        one += " ORDER BY rowid LIMIT ?)"
-        statement = (
-            f"SELECT rowid, originator_id, originator_version, topic, state FROM {name}"
-            f" WHERE rowid IN (SELECT n FROM ({' UNION ALL '.join([one] * len(topics))})"
-            " ORDER BY n LIMIT ?) ORDER BY rowid"
-        )
-        params: list[Any] = [v for topic in topics for v in (topic, position, limit)]
-        with (
-            self.calls.call(),
-            translated_errors(),
-            table.datastore.transaction(commit=False) as cursor,
-        ):
-            cursor.execute(statement, [*params, limit])
-            rows = cursor.fetchall()
-        with self.calls.call(), translated_errors():
-            self.streams.prefetch([str(row[1]) for row in rows])
-            return [self._entry(row[0], str(row[1]), row[2], row[3], row[4]) for row in rows]
 
     def max_position(self) -> int:
         """The last position of the global log, 0 when it is empty."""
@@ -395,14 +287,12 @@ class MatchStore:
     def listen(self, position: int, on_entry: OnEntry) -> LogListener | None:
         """A listener pushed every log entry after ``position`` by the database (PostgreSQL
         LISTEN/NOTIFY), not started; None on stores that cannot push (poll ``log_after``)."""
-        if self.kind != "postgres":
-            return None
         match_of = self.streams.match_of
 
         def on_row(at: int, stream: str, seq: int) -> None:
             on_entry(at, match_of(stream), seq)
 
-        return LogListener(self.recorder, position, on_row)
+        return self.backend.listen(position, on_row)
 
     def match_ids(self) -> list[str]:
         """Every stored match id, in the order the matches were created."""
@@ -418,86 +308,8 @@ class MatchStore:
 
     def to_recorded(self, entry: LogEntry) -> RecordedEvent:
         """Decode a log entry (CorruptEventError names its match and seq)."""
-        return self.mapper.to_recorded(
-            StoredEvent(entry.match_id, entry.seq, entry.stored_topic or entry.topic, entry.state)
-        )
-
-
-TOPIC_INDEX = "stored_events_topic"
-"""The SQLite index over the events' topics: the projections that read a few kinds of entry
-(results, the turn clock's recovery) find them without walking every other entry."""
-
-
-def _index_topics(recorder: ApplicationRecorder) -> None:
-    """Create the topic index when missing (once per file; a store written before it gets it on
-    first open, which reads the whole table once)."""
-    table: Any = recorder
-    with translated_errors():
-        with table.datastore.transaction(commit=False) as cursor:  # a read: no write lock
-            cursor.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (TOPIC_INDEX,))
-            if cursor.fetchone() is not None:
-                return
-        with table.datastore.transaction(commit=True) as cursor:
-            cursor.execute(
-                f"CREATE INDEX IF NOT EXISTS {TOPIC_INDEX} ON {table.events_table_name} (topic)"
-            )
-
-
-def _drop_rows(store: MatchStore) -> int:
-    """Delete the snapshot table's rows with the recorder's own connection."""
-    recorder: Any = store.snapshots
-    if store.kind == "sqlite":
-        with recorder.datastore.transaction(commit=True) as cursor:
-            cursor.execute(f"DELETE FROM {recorder.events_table_name}")
-            return int(cursor.sqlite_cursor.rowcount)
-    if store.kind == "postgres":
-        from psycopg.sql import SQL, Identifier
-
-        with recorder.datastore.transaction(commit=True) as cursor:
-            cursor.execute(
-                SQL("DELETE FROM {0}.{1}").format(
-                    Identifier(recorder.datastore.schema), Identifier(recorder.events_table_name)
-                )
-            )
-            return int(cursor.rowcount)
-    # In memory: count the snapshots through the recorder's own reads, then give every handle
-    # on this store a new, empty recorder (the library's in-memory recorder deletes nothing).
-    assert isinstance(recorder, MemorySnapshots)
-    count = sum(len(recorder.select_events(key)) for key in recorder.streams())
-    _MEMORY_SNAPSHOTS[store.factory] = MemorySnapshots()
-    return count
-
-
-class MemorySnapshots(POPOAggregateRecorder):
-    """eventsourcing's in-memory recorder, remembering which streams it holds (so that
-    dropping them can say how many there were, through the recorder's public reads)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self._keys: set[str] = set()
-
-    def insert_events(
-        self, stored_events: Sequence[StoredEvent], **kwargs: Any
-    ) -> Sequence[int] | None:
-        """Store as the library does; note the streams."""
-        ids = super().insert_events(stored_events, **kwargs)
-        self._keys.update(str(e.originator_id) for e in stored_events)
-        return ids
-
-    def streams(self) -> list[str]:
-        """The streams that have snapshots."""
-        return sorted(self._keys)
-
-
-_MEMORY_SNAPSHOTS: weakref.WeakKeyDictionary[InfrastructureFactory[Any], AggregateRecorder] = (
-    weakref.WeakKeyDictionary()
-)
-"""The snapshots' recorder of each in-memory store, shared by its handles."""
-
-
-_SIDE_RECORDERS: weakref.WeakKeyDictionary[
-    InfrastructureFactory[Any], dict[str, AggregateRecorder]
-] = weakref.WeakKeyDictionary()
+        topic = entry.stored_topic or STORED_TOPIC.get(entry.topic, entry.topic)
+        return self.mapper.to_recorded(StoredEvent(entry.match_id, entry.seq, topic, entry.state))
 
 
 def side_recorder(store: MatchStore, purpose: str) -> AggregateRecorder:
@@ -506,18 +318,4 @@ def side_recorder(store: MatchStore, purpose: str) -> AggregateRecorder:
     Players' and support's streams live there, outside the global log. In memory every handle
     on one store shares one recorder per purpose, as handles on one file share its tables.
     """
-    factory = store.factory
-    with translated_errors():
-        if store.kind == "postgres":
-            from app.store.postgres import creating_tables
-
-            assert store.config.postgres is not None
-            with creating_tables(store.config.postgres):
-                return factory.aggregate_recorder(purpose)
-        if store.kind != "memory":
-            return factory.aggregate_recorder(purpose)
-        by_purpose = _SIDE_RECORDERS.setdefault(factory, {})
-        recorder = by_purpose.get(purpose)
-        if recorder is None:
-            recorder = by_purpose[purpose] = factory.aggregate_recorder(purpose)
-        return recorder
+    return store.backend.side_recorder(purpose)

@@ -1,6 +1,12 @@
-"""PostgreSQL specifics: the store's schema must exist before eventsourcing creates tables, and
-while the database is out of reach the store refuses at once instead of waiting out
-eventsourcing's retries (docs/architecture.md L19, docs/deploy.md "When PostgreSQL restarts").
+"""The PostgreSQL store (``PostgresBackend``): the store's schema must exist before
+eventsourcing creates tables, and while the database is out of reach the store refuses at once
+instead of waiting out eventsourcing's retries (docs/architecture.md L19, docs/deploy.md "When
+PostgreSQL restarts").
+
+The store's lock is a session advisory lock on a key of the schema's name, held shared on a
+connection of its own by every process that has the store open and alone by ``basra store
+migrate`` (docs/storage.md, "One stored form"); the stored form is the one row of the table
+``stored_form``.
 
 The store reaches PostgreSQL through eventsourcing's own factory, datastore and connection pool.
 ``GuardedPostgresFactory`` is that factory with two changes made through the library's public
@@ -19,10 +25,15 @@ import threading
 import time
 import weakref
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, Final, cast
 
 import psycopg
-from eventsourcing.persistence import InterfaceError, OperationalError, StoredEvent
+from eventsourcing.persistence import (
+    InfrastructureFactory,
+    InterfaceError,
+    OperationalError,
+    StoredEvent,
+)
 from eventsourcing.postgres import (
     PostgresAggregateRecorder,
     PostgresApplicationRecorder,
@@ -33,8 +44,16 @@ from eventsourcing.utils import Environment, EnvType, get_topic, retry
 from psycopg import Connection, Cursor, sql
 from psycopg.rows import DictRow
 
-from app.config import PostgresSettings
-from app.errors import StoreUnavailableError
+from app.config import PostgresSettings, StoreConfig
+from app.errors import StoreNotMigratedError, StoreUnavailableError
+from app.store.backend import MIGRATE_HINT, STORED_FORM, OnRow, translated_errors
+from app.store.sql import SqlBackend
+from app.store.streams import STREAMS_TABLE
+
+if TYPE_CHECKING:
+    from eventsourcing.persistence import AggregateRecorder
+
+    from app.store.live import LogListener
 
 log = logging.getLogger("basra.store.postgres")
 
@@ -69,7 +88,9 @@ def ensure_schema(settings: PostgresSettings) -> None:
 
 
 @contextlib.contextmanager
-def creating_tables(settings: PostgresSettings) -> Iterator[None]:
+def creating_tables(
+    settings: PostgresSettings, connection: psycopg.Connection[tuple[object, ...]] | None = None
+) -> Iterator[None]:
     """Hold the store's advisory lock while creating its tables, so one process at a time does.
 
     eventsourcing creates its tables, indexes and types with ``CREATE … IF NOT EXISTS`` when a
@@ -81,7 +102,9 @@ def creating_tables(settings: PostgresSettings) -> Iterator[None]:
     for as long as the tables are being made (closing the connection releases it too).
     """
     key = f"basra-tables:{settings.schema}"
-    with connect(settings) as connection:
+    with contextlib.ExitStack() as stack:
+        if connection is None:
+            connection = stack.enter_context(connect(settings))
         try:
             connection.execute("SELECT pg_advisory_lock(hashtext(%s))", (key,))
         except psycopg.Error as error:
@@ -456,3 +479,203 @@ def factory_env(settings: PostgresSettings) -> dict[str, str]:
         "POSTGRES_CONNECT_TIMEOUT": str(POOL_WAIT_SECONDS),
         **settings.env(),
     }
+
+
+FORM_TABLE: Final = "stored_form"
+"""The one-row table holding the schema's stored form."""
+
+
+def _regclass(connection: psycopg.Connection[tuple[object, ...]], schema: str, table: str) -> bool:
+    row = connection.execute(
+        "SELECT to_regclass(%s) IS NOT NULL", (f'"{schema}"."{table}"',)
+    ).fetchone()
+    return bool(row and row[0])
+
+
+def _stored_form(
+    connection: psycopg.Connection[tuple[object, ...]], schema: str
+) -> tuple[int, bool]:
+    """The schema's stored form (0 before the table existed) and whether it has event rows."""
+    form = 0
+    if _regclass(connection, schema, FORM_TABLE):
+        row = connection.execute(
+            sql.SQL("SELECT max(form) FROM {}.{}").format(
+                sql.Identifier(schema), sql.Identifier(FORM_TABLE)
+            )
+        ).fetchone()
+        form = int(str(row[0])) if row and row[0] is not None else 0
+    if form == STORED_FORM or not _regclass(connection, schema, "stored_events"):
+        return form, False
+    row = connection.execute(
+        sql.SQL("SELECT EXISTS (SELECT 1 FROM {}.stored_events)").format(sql.Identifier(schema))
+    ).fetchone()
+    return form, bool(row and row[0])
+
+
+def _take_store_lock(
+    connection: psycopg.Connection[tuple[object, ...]], settings: PostgresSettings, alone: bool
+) -> None:
+    """The store's advisory lock on ``connection``: shared, or ``alone`` (docs/storage.md)."""
+    function = "pg_try_advisory_lock" if alone else "pg_try_advisory_lock_shared"
+    key = f"basra-store:{settings.schema}"
+    try:
+        row = connection.execute(f"SELECT {function}(hashtext(%s))", (key,)).fetchone()
+    except psycopg.Error as error:
+        raise StoreUnavailableError(f"cannot lock the store: {error}") from None
+    if row and row[0]:
+        return
+    if alone:
+        raise StoreUnavailableError(
+            f"the store at {settings.describe()} is in use: stop every server and command "
+            "using it, then run basra store migrate again"
+        )
+    raise StoreNotMigratedError(
+        f"the store at {settings.describe()} is being migrated by basra store migrate: "
+        "wait for it to end"
+    )
+
+
+class PostgresBackend(SqlBackend):
+    """PostgreSQL through eventsourcing.postgres (the guarded factory above); several
+    processes on one database."""
+
+    kind = "postgres"
+    position_column = "notification_id"
+    insert_ignoring = "INSERT INTO {t} (match_id) VALUES ({p}) ON CONFLICT (match_id) DO NOTHING"
+
+    def __init__(
+        self,
+        config: StoreConfig,
+        factory: InfrastructureFactory[Any],
+        lock: psycopg.Connection[tuple[object, ...]] | None,
+    ) -> None:
+        self.config = config
+        self.settings = config.postgres
+        assert self.settings is not None
+        self.factory = factory
+        self._lock: psycopg.Connection[tuple[object, ...]] | None = lock
+        self.events = factory.application_recorder()
+        self._snapshots = factory.aggregate_recorder("snapshots")
+
+    @classmethod
+    def open(cls, config: StoreConfig, *, migrating: bool = False) -> PostgresBackend:
+        """The schema (created when missing), the store's lock taken, the tables made by one
+        process at a time, the form checked."""
+        settings = config.postgres
+        assert settings is not None
+        with translated_errors():
+            ensure_schema(settings)
+            lock = connect(settings)
+            try:
+                _take_store_lock(lock, settings, migrating)
+                with creating_tables(settings, lock):
+                    form, has_events = _stored_form(lock, settings.schema)
+                    if form != STORED_FORM and has_events and not migrating:
+                        raise StoreNotMigratedError(
+                            f"the store at {settings.describe()} was written by an earlier "
+                            f"build: {MIGRATE_HINT}"
+                        )
+                    # eventsourcing's own factory, named by topic, with recorders that refuse
+                    # at once while the database is down instead of waiting out the library's
+                    # retries (docs/architecture.md L19).
+                    factory = InfrastructureFactory.construct(factory_env(settings))
+                    try:
+                        backend = cls(config, factory, lock)
+                        backend._finish_schema(lock, form, mark=not migrating)
+                    except BaseException:
+                        factory.close()
+                        raise
+            except BaseException:
+                lock.close()
+                raise
+        return backend
+
+    @classmethod
+    def adopt(cls, factory: InfrastructureFactory[Any], config: StoreConfig) -> PostgresBackend:
+        """The recorders of a PostgreSQL factory made elsewhere, its tables as the library
+        makes them (no lock, no form check)."""
+        settings = config.postgres
+        assert settings is not None
+        with translated_errors(), creating_tables(settings):
+            return cls(config, factory, None)
+
+    def _finish_schema(
+        self, connection: psycopg.Connection[tuple[object, ...]], form: int, *, mark: bool
+    ) -> None:
+        """The tables the library does not make (stream numbers, the form), a new store marked
+        with this build's form (under the tables' lock)."""
+        assert self.settings is not None
+        schema = sql.Identifier(self.settings.schema)
+        connection.execute(
+            sql.SQL(
+                "CREATE TABLE IF NOT EXISTS {}.{} "
+                "(n BIGSERIAL PRIMARY KEY, match_id TEXT NOT NULL UNIQUE)"
+            ).format(schema, sql.Identifier(STREAMS_TABLE))
+        )
+        if form == STORED_FORM:
+            return
+        connection.execute(
+            sql.SQL("CREATE TABLE IF NOT EXISTS {}.{} (form INTEGER NOT NULL)").format(
+                schema, sql.Identifier(FORM_TABLE)
+            )
+        )
+        if mark:
+            self.mark_form()
+
+    def reopen(self) -> PostgresBackend:
+        """The same schema, opened again."""
+        return PostgresBackend.open(self.config)
+
+    def close(self) -> None:
+        """Close the pool, then the lock's connection (which releases the lock)."""
+        try:
+            self.factory.close()
+        finally:
+            if self._lock is not None:
+                with contextlib.suppress(psycopg.Error):
+                    self._lock.close()
+                self._lock = None
+
+    def query(self, statement: str, tables: dict[str, str]) -> Any:
+        """``%s`` parameters, tables in the store's schema."""
+        assert self.settings is not None
+        schema = sql.Identifier(self.settings.schema)
+        names = {k: sql.SQL("{}.{}").format(schema, sql.Identifier(v)) for k, v in tables.items()}
+        return sql.SQL(statement.replace("{p}", "%s")).format(**names)
+
+    def form(self) -> int:
+        """The form in ``stored_form``."""
+        rows = self._read(f"SELECT max(form) AS form FROM {{{FORM_TABLE}}}", (), side=None)
+        return int(rows[0]["form"] or 0) if rows else 0
+
+    def _tables(self, side: str | None = None) -> dict[str, str]:
+        return {**super()._tables(side), FORM_TABLE: FORM_TABLE}
+
+    def mark_form(self) -> None:
+        """One row, this build's form."""
+        with self.transaction() as run:
+            run(f"DELETE FROM {{{FORM_TABLE}}}", ())
+            run(f"INSERT INTO {{{FORM_TABLE}}} (form) VALUES ({{p}})", (STORED_FORM,))
+
+    def listen(self, position: int, on_row: OnRow) -> LogListener | None:
+        """The library's LISTEN/NOTIFY subscription, on a thread of its own."""
+        from app.store.live import LogListener
+
+        return LogListener(self.events, position, on_row)
+
+    @property
+    def snapshots(self) -> AggregateRecorder:
+        """The snapshots' recorder of this handle."""
+        return self._snapshots
+
+    def drop_snapshots(self) -> int:
+        """Delete the snapshot table's rows."""
+        table: Any = self._snapshots
+        with self.transaction(side=table.events_table_name) as run:
+            return len(run("DELETE FROM {s} RETURNING 1", ()))
+
+    def side_recorder(self, purpose: str) -> AggregateRecorder:
+        """The library's recorder of ``stored_PURPOSE``, created by one process at a time."""
+        assert self.settings is not None
+        with translated_errors(), creating_tables(self.settings):
+            return self.factory.aggregate_recorder(purpose)

@@ -150,3 +150,26 @@ def test_read_models_with_entries_left_to_fold_are_not_read(
     finally:
         read.close()
         store.close()
+
+
+def test_the_reader_knows_the_stores_form_and_shares_its_lock(
+    written: tuple[Path, list[str]],
+) -> None:
+    # the light reader (no eventsourcing) names the same stored form as the store
+    from app.config import StoreConfig
+    from app.errors import StoreNotMigratedError
+    from app.store import sqlite_reader
+    from app.store.backend import STORED_FORM
+
+    assert sqlite_reader.STORED_FORM == STORED_FORM
+    # and while a migration holds the store's lock, it refuses to read
+    path, ids = written
+    migrating = MatchStore.open(StoreConfig(kind="sqlite", sqlite_path=path), migrating=True)
+    try:
+        with pytest.raises(StoreNotMigratedError, match="being migrated"):
+            SQLiteStreams(path)
+    finally:
+        migrating.close()
+    reader = SQLiteStreams(path)
+    assert reader.match_ids() == ids
+    reader.close()

@@ -8,7 +8,6 @@ small capitals posing as a bot, the erased-player placeholder.
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -23,6 +22,7 @@ from domain.events import MatchCreated
 from domain.fairness import secret_from_text_seed
 from domain.players import DELETED_NAME
 from replays.audit import audit
+from tests.migrated import migrated_copy
 
 FIXTURE = Path(__file__).parent.parent / "data" / "old_names.db"
 IDS = ["old-names-people", "old-names-fillers", "old-names-player", "old-names-erased"]
@@ -33,9 +33,9 @@ PEOPLE = ["easy bot\u3164", "easy \u0299\u1d0f\u1d1b", "deleted player", "a\u034
 
 @pytest.fixture
 def old_store(tmp_path: Path) -> Iterator[MatchService]:
-    """A copy of the store written under the earlier name rule (never the fixture itself)."""
-    copy = tmp_path / "old_names.db"
-    shutil.copyfile(FIXTURE, copy)
+    """A migrated copy of the store written under the earlier name rule (never the fixture
+    itself)."""
+    copy = migrated_copy(FIXTURE.name, tmp_path / "old_names.db")
     service = MatchService.open(copy)
     yield service
     service.close()

@@ -1,8 +1,8 @@
-"""Schema evolution: streams recorded by an earlier build still load, fold and continue."""
+"""Schema evolution: streams recorded by an earlier build, once migrated (``basra store
+migrate``), load, fold and continue."""
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -11,17 +11,18 @@ from eventsourcing.utils import resolve_topic
 
 from app.readmodels.models import ReadModels
 from app.service import MatchService
+from app.store.compact import COMPACT_TOPICS
 from domain.events import EVENT_TYPES, CardPlayed, MatchCreated, SeatTaken
 from domain.evolve import fold
+from tests.migrated import migrated_copy
 
 FIXTURE = Path(__file__).parent.parent / "data" / "store_fixture_v1.db"
 
 
 @pytest.fixture
 def old_store(tmp_path: Path) -> Iterator[MatchService]:
-    """A copy of the store the first build wrote (the fixture itself is never changed)."""
-    copy = tmp_path / "old.db"
-    shutil.copyfile(FIXTURE, copy)
+    """A migrated copy of the store the first build wrote (the fixture itself never changes)."""
+    copy = migrated_copy(FIXTURE.name, tmp_path / "old.db")
     service = MatchService.open(copy)
     yield service
     service.close()
@@ -83,18 +84,22 @@ def test_old_streams_feed_the_read_models(old_store: MatchService, tmp_path: Pat
     read.close()
 
 
-def test_stored_topics_name_tags_that_resolve_to_the_event_classes(
+def test_stored_topics_name_kinds_that_resolve_to_the_event_classes(
     old_store: MatchService,
 ) -> None:
-    # the old rows name events by their stable tags, not by module paths, so moving a class
-    # only needs its tag kept (or the old topic registered) for the rows to resolve
-    topics = {row.topic for row in old_store.store.recorder.select_events("fixture-bots")} | {
-        row.topic for row in old_store.store.recorder.select_events("fixture-people")
-    }
-    assert topics <= {f"basra:{cls.__struct_config__.tag}" for cls in EVENT_TYPES}
+    # the migrated rows name events by their kind's letter, not by module paths, so moving a
+    # class needs nothing registered for the rows to resolve
+    store = old_store.store
+    rows = [
+        row
+        for match_id in ("fixture-bots", "fixture-people")
+        for row in store.recorder.select_events(store.streams.originator(match_id))
+    ]
+    topics = {row.topic for row in rows}
+    assert rows and topics <= set(COMPACT_TOPICS.values())
     for topic in topics:
         cls = resolve_topic(topic)
-        assert f"basra:{cls.__struct_config__.tag}" == topic
+        assert COMPACT_TOPICS[cls] == topic and cls in EVENT_TYPES
 
 
 def test_a_snapshot_of_an_older_state_shape_is_ignored_and_the_stream_folded_instead(

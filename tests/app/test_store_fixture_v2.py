@@ -1,9 +1,9 @@
-"""Schema evolution: a store written just before the compact form and stream keys still loads,
-verifies, continues and feeds the read models, beside matches stored the new way."""
+"""Schema evolution: a store written just before the compact form and stream keys, once
+migrated (``basra store migrate``), loads, verifies, continues and feeds the read models,
+beside matches stored the new way."""
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -17,6 +17,7 @@ from domain.events import MatchCreated
 from domain.evolve import fold
 from domain.fairness import secret_from_text_seed
 from replays.audit import audit
+from tests.migrated import migrated_copy
 
 
 def verifies(service: MatchService, match_id: str) -> bool:
@@ -33,9 +34,9 @@ IDS = ["fixture-bots", "fixture-people", "fixture-waiting"]
 
 @pytest.fixture
 def v2_store(tmp_path: Path) -> Iterator[MatchService]:
-    """A copy of the store the build before the compact form wrote (never the fixture itself)."""
-    copy = tmp_path / "v2.db"
-    shutil.copyfile(FIXTURE, copy)
+    """A migrated copy of the store the build before the compact form wrote (never the fixture
+    itself)."""
+    copy = migrated_copy(FIXTURE.name, tmp_path / "v2.db")
     service = MatchService.open(copy)
     yield service
     service.close()
@@ -51,9 +52,11 @@ def test_every_v2_stream_loads_folds_and_keeps_its_chain(v2_store: MatchService)
         # and every event still carries the chain link it was stored with
         assert all(r.chain is not None for r in stream)
         assert chain_status(stream) == "chained"
-    # and the rows are as that build wrote them: JSON, under the match id
-    rows = v2_store.store.recorder.select_events("fixture-bots")
-    assert rows and all(r.topic.startswith("basra:") for r in rows)
+    # and the rows are in today's form: compact, under stream keys in the order created
+    assert [v2_store.store.streams.originator(m) for m in IDS] == ["11", "12", "13"]
+    rows = v2_store.store.recorder.select_events("11")
+    assert len(rows) == 173 and all(is_compact_topic(r.topic) for r in rows)
+    assert v2_store.store.recorder.select_events("fixture-bots") == []
 
 
 def test_a_v2_match_verifies(v2_store: MatchService) -> None:
@@ -61,22 +64,22 @@ def test_a_v2_match_verifies(v2_store: MatchService) -> None:
     assert verifies(v2_store, "fixture-bots")
 
 
-def test_a_v2_match_continues_in_the_compact_form_under_its_id(v2_store: MatchService) -> None:
+def test_a_v2_match_continues_under_its_key(v2_store: MatchService) -> None:
     # given the match still in play
     state = v2_store.load("fixture-people")
     # when the person plays on
     recorded = v2_store.play_card("fixture-people", 0, state.hands[0][0]).events
-    # then the new rows follow the old seqs, compact, under the match id, chained on
+    # then the new rows follow the old seqs, compact, under its key, chained on
     assert recorded[0].seq == state.events + 1
-    rows = v2_store.store.recorder.select_events("fixture-people", gt=state.events)
+    rows = v2_store.store.recorder.select_events("12", gt=state.events)
     assert [r.originator_version for r in rows] == [r.seq for r in recorded]
     assert all(is_compact_topic(r.topic) for r in rows)
     assert verifies(v2_store, "fixture-people")
-    # and a new match beside them gets the first stream key
+    # and a new match beside them gets the next stream key
     new_id = v2_store.create_match(
         ruleset="classic", seats=2, bots=(0, 1), secret=secret_from_text_seed("v2/new")
     ).match_id
-    assert v2_store.store.streams.originator(new_id) == "11"
+    assert v2_store.store.streams.originator(new_id) == "14"
     assert v2_store.match_ids() == [*IDS, new_id]
     assert verifies(v2_store, new_id)
 
@@ -97,16 +100,17 @@ def test_v2_streams_feed_the_read_models_beside_new_ones(
     read.close()
 
 
-def test_the_read_commands_answer_alike_on_both_forms(tmp_path: Path) -> None:
-    # given the v2 store, and a store of this build holding the very same recorded events
+def test_the_read_commands_answer_alike_on_a_migrated_store_and_a_new_one(
+    tmp_path: Path,
+) -> None:
+    # given the migrated v2 store, and a store of this build holding the same recorded events
     from typer.testing import CliRunner
 
     from app.store.match_store import MatchStore
     from cli.main import app
     from cli.quick import answer
 
-    v2 = tmp_path / "v2.db"
-    shutil.copyfile(FIXTURE, v2)
+    v2 = migrated_copy(FIXTURE.name, tmp_path / "v2.db")
     compact = tmp_path / "compact.db"
     source, target = MatchStore.sqlite(v2), MatchStore.sqlite(compact)
     for match_id in IDS:

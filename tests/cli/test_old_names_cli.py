@@ -9,7 +9,6 @@ on a SQLite file and on PostgreSQL.
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
@@ -18,6 +17,7 @@ from typer.testing import CliRunner, Result
 from app.config import PostgresSettings
 from cli.main import app
 from tests.app.conftest import postgres_settings, postgres_url
+from tests.migrated import migrated_copy
 
 __all__ = ["postgres_settings"]  # the fixture, for the PostgreSQL runs
 
@@ -32,9 +32,8 @@ def run(*args: str, env: dict[str, str | None] | None = None) -> Result:
 
 
 def test_verify_all_finds_every_match_of_old_names_clean(tmp_path: Path) -> None:
-    # given a copy of the store written under the earlier name rule
-    db = tmp_path / "old_names.db"
-    shutil.copyfile(DATA / "old_names.db", db)
+    # given a migrated copy of the store written under the earlier name rule
+    db = migrated_copy("old_names.db", tmp_path / "old_names.db")
 
     # when every match is verified
     verified = run("verify", "--all", "--json", "--db", str(db))

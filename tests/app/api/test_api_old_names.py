@@ -3,7 +3,6 @@ a new seat under one of those names is refused (422 ``invalid_name``)."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
@@ -11,6 +10,7 @@ import pytest
 from app.service import MatchService
 from tests.app.api.conftest import Api
 from tests.app.api.helpers import SUPPORT_TOKEN, bearer
+from tests.migrated import migrated_copy
 
 FIXTURE = Path(__file__).parent.parent.parent / "data" / "old_names.db"
 PEOPLE = ["easy bot\u3164", "easy \u0299\u1d0f\u1d1b", "deleted player", "a\u034fb"]
@@ -18,11 +18,9 @@ PEOPLE = ["easy bot\u3164", "easy \u0299\u1d0f\u1d1b", "deleted player", "a\u034
 
 @pytest.fixture
 def api_db(tmp_path: Path) -> Path:
-    """The API's SQLite file: a copy of the store of old names (tests/data/old_names.md)."""
-    path = tmp_path / "api" / "basra.db"
-    path.parent.mkdir()
-    shutil.copyfile(FIXTURE, path)
-    return path
+    """The API's SQLite file: a migrated copy of the store of old names
+    (tests/data/old_names.md)."""
+    return migrated_copy(FIXTURE.name, tmp_path / "api" / "basra.db")
 
 
 @pytest.mark.parametrize(

@@ -1,5 +1,6 @@
-"""Stream keys (app/store/streams.py): each match stored under a short key, its id kept once,
-streams recorded before keys read and continued under their match id."""
+"""Stream keys (app/store/streams.py): each match stored under a short key, its id kept once.
+Streams recorded before keys are renamed to keys by ``basra store migrate``
+(tests/app/test_store_migrate.py)."""
 
 from __future__ import annotations
 
@@ -15,8 +16,6 @@ from hypothesis import strategies as st
 from app.errors import ConflictError
 from app.store.match_store import MatchStore
 from app.store.streams import stream_key, stream_number
-from domain.events import MatchCreated
-from domain.recorded import RecordedEvent
 from tests.app.test_store_contract import bot_match, recorded
 
 
@@ -59,57 +58,6 @@ def test_a_second_creation_of_a_match_conflicts(store: MatchStore, other_store: 
         other_store.append("m-twice", events[:3])
     assert other_store.read("m-twice") == events[:3]
     assert other_store.streams.originator("m-twice") == store.streams.originator("m-twice")
-
-
-def legacy_append(store: MatchStore, match_id: str, events: list[RecordedEvent]) -> None:
-    """Store rows as the build before stream keys did: under the match id, in JSON."""
-    store.recorder.insert_events([store.mapper.to_json_stored_event(match_id, r) for r in events])
-
-
-def test_a_legacy_stream_named_like_a_key_keeps_it_and_the_new_match_takes_the_next(
-    store: MatchStore,
-) -> None:
-    # given a stream stored before keys whose match id is "11", the first key's text
-    old = recorded(bot_match("11", "old"))
-    legacy_append(store, "11", old)
-    # when a new match is created
-    new = recorded(bot_match("m-new", "new"))
-    store.append("m-new", new)
-    # then it takes the next key, and both read whole, in the log too
-    assert store.streams.originator("m-new") == "12"
-    assert store.streams.originator("11") == "11"
-    assert store.read("11") == old and store.read("m-new") == new
-    assert store.match_ids() == ["11", "m-new"]
-    by_match: dict[str, int] = {}
-    for entry in store.log_after(0, 10_000):
-        by_match[entry.match_id] = by_match.get(entry.match_id, 0) + 1
-    assert by_match == {"11": len(old), "m-new": len(new)}
-    # and another handle, knowing no key yet, names every entry of the log alike
-    fresh = store.reopen()
-    assert [e.match_id for e in fresh.log_after(0, 10_000)] == [
-        e.match_id for e in store.log_after(0, 10_000)
-    ]
-
-
-def test_a_legacy_stream_continues_under_its_id_and_cannot_be_created_again(
-    store: MatchStore,
-) -> None:
-    # given the first half of a match stored before keys
-    events = recorded(bot_match("m-old"))
-    half = len(events) // 2
-    legacy_append(store, "m-old", events[:half])
-    # when this build appends the rest
-    store.append("m-old", events[half:])
-    # then the stream reads whole, the new rows compact and under the match id
-    assert store.read("m-old") == events
-    rows = store.recorder.select_events("m-old")
-    assert [r.topic.startswith("basra:") for r in rows] == [True] * half + [False] * (
-        len(events) - half
-    )
-    # and creating that match again collides with its first row
-    with pytest.raises(ConflictError):
-        store.append("m-old", events[:1])
-    assert isinstance(store.read("m-old", upto_seq=1)[0].event, MatchCreated)
 
 
 THREADS = textwrap.dedent(

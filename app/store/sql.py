@@ -1,0 +1,131 @@
+"""What SQLite and PostgreSQL share: statements on eventsourcing's own connections.
+
+``SqlBackend`` runs the statements the store writes itself (the stream numbers' table, the side
+tables' bulk reads, a migration's rewrites) in transactions of eventsourcing's datastore; each
+database's backend says only how a statement names a table and a parameter (``query``) and how
+it inserts a row unless it exists (``insert_ignoring``).
+"""
+
+from __future__ import annotations
+
+import abc
+import contextlib
+from collections.abc import Iterator, Sequence
+from typing import Any, Final
+
+from eventsourcing.persistence import AggregateRecorder, StoredEvent
+
+from app.store.backend import Backend, Run
+from app.store.streams import STREAMS_TABLE
+
+_MADE_LIMIT: Final = 512  # statements kept made; a read of N ids makes one per N
+_CHUNK: Final = 500  # numbers per read, well under SQLite's limit on bound parameters
+
+_SIDE_ROWS: Final = (
+    "SELECT originator_id, originator_version, topic, state FROM {s}"
+    " WHERE originator_id IN ({marks}) ORDER BY originator_id, originator_version"
+)
+
+_SIDE_VERSIONS: Final = (
+    "SELECT originator_id AS id, MAX(originator_version) AS version FROM {s} GROUP BY originator_id"
+)
+
+
+class SqlBackend(Backend):
+    """A backend whose tables are SQL tables reached through eventsourcing's datastore."""
+
+    _made: dict[tuple[str, str | None], Any]
+
+    insert_ignoring: str = "INSERT OR IGNORE INTO {t} (match_id) VALUES ({p})"
+    """Give a match a number unless it has one (the table's unique ``match_id``)."""
+
+    @abc.abstractmethod
+    def query(self, statement: str, tables: dict[str, str]) -> Any:
+        """``statement`` with ``{p}`` a parameter and each ``{NAME}`` the table ``tables``
+        names, as the driver takes it."""
+
+    def _tables(self, side: str | None = None) -> dict[str, str]:
+        recorder: Any = self.events
+        tables = {"t": STREAMS_TABLE, "e": recorder.events_table_name}
+        if side is not None:
+            tables["s"] = side
+        return tables
+
+    @contextlib.contextmanager
+    def transaction(self, *, commit: bool = True, side: str | None = None) -> Iterator[Run]:
+        """Statements in one transaction on the events recorder's own connections."""
+        datastore: Any = getattr(self.events, "datastore")  # noqa: B009
+        queries = self._queries()
+        with datastore.transaction(commit=commit) as cursor:
+
+            def run(statement: str, params: tuple[Any, ...]) -> list[Any]:
+                query = queries.get((statement, side))
+                if query is None:
+                    query = queries[(statement, side)] = self.query(statement, self._tables(side))
+                cursor.execute(query, params)
+                if getattr(cursor, "sqlite_cursor", cursor).description is None:  # no rows
+                    return []
+                return list(cursor.fetchall())
+
+            yield run
+
+    def _queries(self) -> dict[tuple[str, str | None], Any]:
+        """The statements already made for the driver (the same few are run again and again)."""
+        queries: dict[tuple[str, str | None], Any] | None = getattr(self, "_made", None)
+        if queries is None or len(queries) > _MADE_LIMIT:
+            queries = {}
+            self._made = queries
+        return queries
+
+    def _read(self, statement: str, params: tuple[Any, ...], side: str | None = None) -> list[Any]:
+        with self.transaction(commit=False, side=side) as run:
+            return run(statement, params)
+
+    # -- side tables ------------------------------------------------------------------------
+
+    def side_rows(self, recorder: AggregateRecorder, ids: list[str]) -> list[StoredEvent]:
+        """Every row of these streams, by stream then seq, in one statement."""
+        table: Any = recorder
+        marks = ", ".join(["{p}"] * len(ids))
+        rows = self._read(
+            _SIDE_ROWS.replace("{marks}", marks), tuple(ids), side=table.events_table_name
+        )
+        return [
+            StoredEvent(
+                str(row["originator_id"]),
+                int(row["originator_version"]),
+                str(row["topic"]),
+                bytes(row["state"]),
+            )
+            for row in rows
+        ]
+
+    def side_versions(self, recorder: AggregateRecorder) -> dict[str, int]:
+        """One scan of the side table's key."""
+        table: Any = recorder
+        rows = self._read(_SIDE_VERSIONS, (), side=table.events_table_name)
+        return {str(row["id"]): int(row["version"]) for row in rows}
+
+    # -- stream numbers ---------------------------------------------------------------------
+
+    def stream_number(self, match_id: str) -> int | None:
+        """The number in ``stored_streams``."""
+        rows = self._read("SELECT n FROM {t} WHERE match_id = {p}", (match_id,))
+        return int(rows[0]["n"]) if rows else None
+
+    def stream_matches(self, numbers: Sequence[int]) -> dict[int, str]:
+        """The match ids of these numbers, a few hundred a statement."""
+        found: dict[int, str] = {}
+        wanted = sorted(set(numbers))
+        for start in range(0, len(wanted), _CHUNK):
+            chunk = tuple(wanted[start : start + _CHUNK])
+            marks = ", ".join(["{p}"] * len(chunk))
+            rows = self._read(f"SELECT n, match_id FROM {{t}} WHERE n IN ({marks})", chunk)
+            found.update((int(row["n"]), str(row["match_id"])) for row in rows)
+        return found
+
+    def assign_stream(self, match_id: str) -> int:
+        """Insert the match unless it is there, and read its number, in one transaction."""
+        with self.transaction() as run:
+            run(self.insert_ignoring, (match_id,))
+            return int(run("SELECT n FROM {t} WHERE match_id = {p}", (match_id,))[0]["n"])
