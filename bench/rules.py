@@ -1,6 +1,6 @@
 """Benchmark: random self-play through decide and evolve on one core (plays per second).
 
-Run: .venv/bin/python bench/bench_rules.py [--matches N] [--repeats R] [--warmup W] [--json]
+Run: python -m bench rules [--matches N] [--repeats R] [--warmup W] [--json]
 
 Each repeat plays N fresh seeded matches per rule set (random bots) through ``decide`` and
 ``evolve`` only, after W unmeasured matches per rule set if asked (the steady state of a
@@ -18,15 +18,13 @@ N Classic matches, so the engine can be read as a ratio to it on this noisy mach
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
-import sys
 import time
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from typing import Any
 
 from bench.baseline_mutable import play_mutable
+from bench.before import Legacy, json_figures
+from bench.options import Shared
 from domain.bots import RandomBot
 from domain.commands import CreateMatch, PlayCard
 from domain.decide import decide
@@ -35,6 +33,14 @@ from domain.fairness import secret_from_text_seed
 from domain.state import INITIAL_STATE
 
 RULESETS = ("classic", "egyptian", "lebanese", "yemeni", "jordanian")
+
+SHARED = Shared(repeats=5)
+"""Repeats of every table (medians reported)."""
+
+LEGACY = Legacy(
+    "bench.bench_rules", json_figures, names={"repeats": "--repeats"}, extra=("--json",)
+)
+"""The old script, bench/bench_rules.py, printed the same JSON with ``--json``."""
 
 
 def self_play(ruleset: str, seats: int, seed: str) -> int:
@@ -87,36 +93,35 @@ def run_baseline(matches: int, seats: int, repeat: int) -> tuple[int, float]:
     return plays, time.perf_counter() - start
 
 
-def main() -> None:
-    """Measure and print plays per second (median of repeats) at 2 and 4 seats."""
-    parser = argparse.ArgumentParser(description=__doc__)
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The benchmark's own options."""
     parser.add_argument("--matches", type=int, default=20, help="matches per rule set per repeat")
-    parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument(
         "--warmup",
         type=int,
         default=0,
         help="matches per rule set played first, unmeasured, as a long-running process would have",
     )
-    parser.add_argument("--json", action="store_true")
     parser.add_argument(
         "--workload",
         choices=("engine", "baseline"),
         help="only play --matches Classic 2-seat matches from fixed seeds and print the plays "
         "(for counting instructions under valgrind, free of the machine's noise)",
     )
-    args = parser.parse_args()
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    """Measure and print plays per second (median of repeats) at 2 and 4 seats."""
     if args.workload is not None:
-        play = self_play if args.workload == "engine" else None
         plays = 0
         for k in range(args.matches):
-            if play is not None:
-                plays += play("classic", 2, f"fixed/{k}")
+            if args.workload == "engine":
+                plays += self_play("classic", 2, f"fixed/{k}")
             else:
                 plays += play_mutable(f"fixed/{k}", 2)
         print(plays)
-        return
-    results = {}
+        return {"plays": plays}
+    results: dict[str, Any] = {}
     for seats in (2, 4):
         run_once(max(2, args.warmup), seats, -1)  # imports, and the solver's caches if asked
         run_baseline(2, seats, -1)
@@ -141,10 +146,7 @@ def main() -> None:
             "baseline_median_plays_per_s": round(statistics.median(base_rates)),
             "median_ratio_to_baseline": round(statistics.median(ratios), 3),
         }
-    if args.json:
-        print(json.dumps(results, indent=2))
-        return
-    print(f"command: {' '.join(sys.argv)}")
+    print(f"matches {args.matches} a rule set, {args.repeats} repeats, warm-up {args.warmup}")
     print(
         "| table | plays (last repeat) | median plays/s | min | max "
         "| median plays per CPU second | mutable baseline, median plays/s "
@@ -158,7 +160,4 @@ def main() -> None:
             f"{r['median_plays_per_cpu_s']:,} | "
             f"{r['baseline_median_plays_per_s']:,} | {r['median_ratio_to_baseline']} |"
         )
-
-
-if __name__ == "__main__":
-    main()
+    return results

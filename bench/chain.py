@@ -1,7 +1,6 @@
 """Benchmark: what the hash chain adds to an append on SQLite (docs/performance.md).
 
-Run: .venv/bin/python bench/bench_chain.py [--appends N] [--repeats R] [--sync FULL,NORMAL]
-                                          [--dir DIR]
+Run: python -m bench chain [--appends N] [--repeats R] [--sync FULL,NORMAL] [--dir DIR]
 
 An append here is what one play command stores: the events of a real 2-seat bot match taken
 two at a time (a play and the reply), one transaction each, on the store's SQLite file (WAL,
@@ -24,15 +23,16 @@ from __future__ import annotations
 import argparse
 import shutil
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from typing import Any
 
 from app.service.chain_heads import ChainHeads
 from app.store.match_store import MatchStore
+from bench.before import Legacy, groups
+from bench.harness import say
+from bench.options import Shared
 from domain.chain import chained
 from domain.commands import CreateMatch
 from domain.fairness import secret_from_text_seed
@@ -40,6 +40,28 @@ from domain.recorded import RecordedEvent
 from domain.selfplay import play_match
 
 AT = "2026-11-30T12:00:00.000000Z"
+
+SHARED = Shared(repeats=5, workdir=True)
+"""Repeats (medians over every append of every repeat), and the folder of the files."""
+
+MODES = ("plain", "chained", "chain", "read")
+"""The timings of an append (see above), in the order they are printed."""
+
+
+def read_legacy(text: str) -> dict[str, float]:
+    """The figures of the old script's lines (bench/bench_chain.py)."""
+    found: dict[str, float] = {}
+    for sync in ("FULL", "NORMAL", "OFF"):
+        pattern = (
+            rf"synchronous={sync}: median per append: plain ([\d.]+) µs, chained ([\d.]+) µs.*"
+            r"chain only ([\d.]+) µs.*last link read from the store ([\d.]+) µs"
+        )
+        found |= groups(text, pattern, [f"{sync}/{mode}_us" for mode in MODES])
+    return found
+
+
+LEGACY = Legacy("bench.bench_chain", read_legacy, names={"repeats": "--repeats", "dir": "--dir"})
+"""The old script, bench/bench_chain.py, printed the same lines."""
 
 
 def fresh(path: Path) -> Path:
@@ -80,7 +102,7 @@ def head(store: MatchStore, heads: ChainHeads, match_id: str, seq: int) -> str |
     return last[0].chain if last else None
 
 
-def run(
+def run_mode(
     store: MatchStore, work: list[tuple[str, bytes, list[RecordedEvent]]], mode: str
 ) -> list[int]:
     """Nanoseconds of each append in ``mode``: ``plain``, ``chained``, ``chain`` (the chain
@@ -104,14 +126,14 @@ def run(
     return times
 
 
-def main() -> None:
-    """Parse the options, run the repeats, print medians and ratios."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The benchmark's own options."""
     parser.add_argument("--appends", type=int, default=600)
-    parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--sync", default="FULL,NORMAL")
-    parser.add_argument("--dir", type=Path, default=None)
-    args = parser.parse_args()
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    """Run the repeats, print medians and ratios."""
     folder = Path(args.dir or tempfile.mkdtemp(prefix="bench-chain-"))
     folder.mkdir(parents=True, exist_ok=True)
     work = commands(args.appends)
@@ -120,21 +142,23 @@ def main() -> None:
         f"{args.appends} appends ({events} events, {events / args.appends:.2f} an append),"
         f" {args.repeats} repeats, folder {folder}"
     )
+    figures: dict[str, Any] = {"appends": args.appends, "events": events}
     try:
         for sync in args.sync.split(","):
-            results: dict[str, list[int]] = {"plain": [], "chained": [], "chain": [], "read": []}
+            results: dict[str, list[int]] = {mode: [] for mode in MODES}
             for repeat in range(args.repeats):
-                print(f"{sync}: repeat {repeat + 1}/{args.repeats}", file=sys.stderr, flush=True)
+                say(f"{sync}: repeat {repeat + 1}/{args.repeats}")
                 for mode in ("plain", "chained"):
                     store = MatchStore.sqlite(fresh(folder / f"{mode}.db"), synchronous=sync)
                     try:
-                        results[mode] += run(store, work, mode)
+                        results[mode] += run_mode(store, work, mode)
                         if mode == "chained":  # the chain work alone, on the filled store
-                            results["chain"] += run(store, work, "chain")
-                            results["read"] += run(store, work, "read")
+                            results["chain"] += run_mode(store, work, "chain")
+                            results["read"] += run_mode(store, work, "read")
                     finally:
                         store.close()
-            plain, full, chain, read = (statistics.median(results[m]) / 1000 for m in results)
+            plain, full, chain, read = (statistics.median(results[m]) / 1000 for m in MODES)
+            figures[sync] = {f"{m}_us": statistics.median(results[m]) / 1000 for m in MODES}
             print(
                 f"synchronous={sync}: median per append: plain {plain:.1f} µs,"
                 f" chained {full:.1f} µs ({100 * (full - plain) / plain:+.1f}%),"
@@ -145,7 +169,4 @@ def main() -> None:
     finally:
         if args.dir is None:
             shutil.rmtree(folder, ignore_errors=True)
-
-
-if __name__ == "__main__":
-    main()
+    return figures

@@ -4,7 +4,7 @@ Every seed is played twice with the sides swapped, so neither side keeps the bet
 Matches are played in memory (decide and evolve, no store) on at most ``--workers`` processes;
 run it under ``nice -n 10`` on a shared machine. Prints a Markdown table and writes JSON.
 
-    nice -n 10 .venv/bin/python -m bench.bench_strong --workers 2 --out /tmp/strong.json
+    nice -n 10 python -m bench strong --workers 2 --out /tmp/strong.json
 """
 
 from __future__ import annotations
@@ -12,12 +12,17 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import re
 import statistics
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
+from typing import Any
 
+from bench.before import Legacy, groups
+from bench.options import Shared
+from bench.stats import quantile
 from domain.bots import Bot, EasyBot, bot_card
 from domain.commands import CreateMatch, PlayCard
 from domain.decide import decide
@@ -33,6 +38,27 @@ from domain.strong_bot import (
     evaluate,
     knowledge,
 )
+
+SHARED = Shared()
+"""No shared options but the harness's own."""
+
+
+def read_legacy(text: str) -> dict[str, float]:
+    """The figures of the old script's table (bench/bench_strong.py)."""
+    found: dict[str, float] = {}
+    for setting in SETTINGS:
+        name = re.escape(setting.name)
+        keys = [f"{setting.name}/{key}" for key in ("matches", "wins", "draws", "win_rate")]
+        found |= groups(text, rf"^\| {name} \| (\d+) \| (\d+) \| (\d+) \| ([\d.]+)%", keys)
+        if f"{setting.name}/win_rate" in found:
+            found[f"{setting.name}/win_rate"] /= 100
+        keys = [f"{setting.name}/decisions_timed", f"{setting.name}/median_ms"]
+        found |= groups(text, rf"^{name}: (\d+) decisions.* median ([\d.]+) ms", keys)
+    return found
+
+
+LEGACY = Legacy("bench.bench_strong", read_legacy)
+"""The old script, bench/bench_strong.py, printed the same table."""
 
 
 @dataclass(frozen=True)
@@ -203,7 +229,7 @@ def summary(setting: Setting, results: list[dict[str, object]]) -> dict[str, obj
     if times:
         out["decisions_timed"] = len(times)
         out["median_ms"] = statistics.median(times) * 1000
-        out["p99_ms"] = times[min(len(times) - 1, int(len(times) * 0.99))] * 1000
+        out["p99_ms"] = quantile(times, 0.99) * 1000
     return out
 
 
@@ -289,7 +315,7 @@ def timing(matches: int, strong: Player) -> str:
                 for k in range(matches)
                 for t in play_one((setting, k, k % 2))["times"]  # type: ignore[attr-defined]
             )
-            p99 = times[min(len(times) - 1, int(len(times) * 0.99))]
+            p99 = quantile(times, 0.99)
             lines.append(
                 f"| {ruleset} | {seats} | {len(times)} | {statistics.median(times) * 1000:.1f} |"
                 f" {p99 * 1000:.1f} | {times[-1] * 1000:.1f} |"
@@ -359,13 +385,8 @@ def regret_table(positions: int, budgets: list[int], reference: int, strong: Pla
     return "\n".join(lines)
 
 
-def main(argv: list[str] | None = None) -> None:
-    """Play every setting, the seeds of all settings interleaved, and print the table.
-
-    The summary is written to ``--out`` every 20 matches, so a run stopped early keeps what it
-    measured (each setting's count says how many of its matches were played).
-    """
-    parser = argparse.ArgumentParser(description=__doc__)
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The benchmark's own options."""
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--scale", type=float, default=1.0, help="fraction of the pairs to play")
     parser.add_argument("--out", default=None)
@@ -401,7 +422,15 @@ def main(argv: list[str] | None = None) -> None:
         default=0,
         help="only the round spread of this many easy-bot matches per rule set and seats",
     )
-    args = parser.parse_args(argv)
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    """Play every setting, the seeds of all settings interleaved, and print the table; the rows
+    by setting (the tables of ``--rounds``, ``--regret`` and ``--timing`` as text).
+
+    The summary is written to ``--out`` every 20 matches, so a run stopped early keeps what it
+    measured (each setting's count says how many of its matches were played).
+    """
     strong = parse_player(args.strong)
     settings: tuple[Setting, ...] = tuple(replace(s, strong=strong) for s in SETTINGS)
     if args.self_budget:
@@ -411,16 +440,17 @@ def main(argv: list[str] | None = None) -> None:
         other = parse_player(args.other)
         name = f"{args.ruleset}-{args.seats}: {strong.label()} vs {other.label()}"
         settings = (Setting(name, args.ruleset, args.seats, args.pairs, strong, other),)
+    table = ""
     if args.rounds:
-        print(round_spread(args.rounds))
-        return
-    if args.regret:
+        table = round_spread(args.rounds)
+    elif args.regret:
         budgets = [int(b) for b in args.budgets.split(",")]
-        print(regret_table(args.regret, budgets, args.reference, strong))
-        return
-    if args.timing:
-        print(timing(args.timing, parse_player(args.strong)))
-        return
+        table = regret_table(args.regret, budgets, args.reference, strong)
+    elif args.timing:
+        table = timing(args.timing, parse_player(args.strong))
+    if table:
+        print(table)
+        return {"table": table}
     started = time.perf_counter()
     pairs = {s.name: max(1, int(s.pairs * args.scale)) for s in settings}
     jobs = [
@@ -445,8 +475,6 @@ def main(argv: list[str] | None = None) -> None:
                         json.dump({"rows": rows, "wall_seconds": elapsed, "done": done}, f)
                 print(f"{done}/{len(jobs)} matches", file=sys.stderr, flush=True)
     print(_table(rows))
-    print(f"\nwall time {time.perf_counter() - started:.0f} s")
-
-
-if __name__ == "__main__":
-    main()
+    wall = time.perf_counter() - started
+    print(f"\nwall time {wall:.0f} s")
+    return {str(row["setting"]): row for row in rows} | {"wall_seconds": wall}

@@ -1,9 +1,10 @@
 """Benchmark: opening a 300-event match and jumping to any step; ``verify --all`` speed.
 
-Run: .venv/bin/python bench/bench_replay.py [--jumps N] [--matches M] [--repeats R] [--json]
+Run: python -m bench replay [--jumps N] [--matches M] [--repeats R] [--postgres URL] [--json]
 
-Everything runs against a fresh SQLite store in a temporary folder (or PostgreSQL with
-``--database-url``), filled by the service with bot matches from fixed text seeds.
+Everything runs against a fresh SQLite store in a temporary folder (or a fresh schema of
+PostgreSQL with ``--postgres URL``; ``--database-url`` as the old script named it), filled by
+the service with bot matches from fixed text seeds.
 
 Opening and jumping, per sample (a random seq and a random viewer each time):
   cold   open the store, read the match's events, build the cursor, fold to the seq, render
@@ -22,7 +23,7 @@ Figures are medians (and the 95th percentile for the jumps); speeds are matches 
 from __future__ import annotations
 
 import argparse
-import json
+import contextlib
 import os
 import random
 import statistics
@@ -32,10 +33,13 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from typing import Any
 
 from app.service import MatchService
+from bench.before import Legacy, json_figures
+from bench.options import Shared
+from bench.servers import fresh_schema
+from bench.stats import quantile
 from domain.fairness import secret_from_text_seed
 from domain.recorded import RecordedEvent
 from domain.redaction import SUPPORT
@@ -45,6 +49,23 @@ from replays.render import render_frame
 
 RULESETS = ("classic", "egyptian", "lebanese", "yemeni", "jordanian")
 TARGET_EVENTS = 300
+
+SHARED = Shared(
+    repeats=5,
+    repeats_help="verify --all repeats",
+    postgres="optional",
+    postgres_from_env=False,
+    names={"postgres": ("--database-url",)},
+)
+"""Repeats of verify --all; PostgreSQL instead of SQLite when given."""
+
+LEGACY = Legacy(
+    "bench.bench_replay",
+    json_figures,
+    names={"repeats": "--repeats", "postgres": "--database-url"},
+    extra=("--json",),
+)
+"""The old script, bench/bench_replay.py, printed the same JSON with ``--json``."""
 
 
 def _open(db: Path, url: str | None) -> MatchService:
@@ -188,46 +209,39 @@ def sample_verify(
     return rates, sum(len(s) for s in streams)
 
 
-def _p95(values: list[float]) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))]
-
-
-def main() -> None:
-    """Fill a store, measure, print a table (or JSON)."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The benchmark's own options."""
     parser.add_argument("--jumps", type=int, default=200, help="random jumps to sample")
     parser.add_argument("--cli-jumps", type=int, default=15, help="basra replay processes")
     parser.add_argument("--matches", type=int, default=200, help="matches for verify --all")
-    parser.add_argument("--repeats", type=int, default=5, help="verify --all repeats")
-    parser.add_argument("--database-url", default=None, help="PostgreSQL instead of SQLite")
-    parser.add_argument("--json", action="store_true", help="print JSON")
-    args = parser.parse_args()
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    """Fill a store, measure, print a table."""
     rng = random.Random(20261129)  # the benchmark's sample order only; never game randomness
-    with tempfile.TemporaryDirectory() as folder:
+    with contextlib.ExitStack() as stack:
+        url = None
+        if args.postgres:
+            url, _ = stack.enter_context(fresh_schema(args.postgres))
+        folder = stack.enter_context(tempfile.TemporaryDirectory())
         db = Path(folder) / "bench.db"
-        match_id, length, ids = fill(db, args.database_url, args.matches)
-        jumps = sample_jumps(db, args.database_url, match_id, args.jumps, rng)
-        jumps["cli"] = sample_cli_jumps(
-            db, args.database_url, match_id, length, args.cli_jumps, rng
-        )
-        rates, events = sample_verify(db, args.database_url, ids, args.repeats)
+        match_id, length, ids = fill(db, url, args.matches)
+        jumps = sample_jumps(db, url, match_id, args.jumps, rng)
+        jumps["cli"] = sample_cli_jumps(db, url, match_id, length, args.cli_jumps, rng)
+        rates, events = sample_verify(db, url, ids, args.repeats)
     jump_figures = {
-        k: {"median_ms": statistics.median(v), "p95_ms": _p95(v), "n": len(v)}
+        k: {"median_ms": statistics.median(v), "p95_ms": quantile(v, 0.95), "n": len(v)}
         for k, v in jumps.items()
     }
     verify_figures = {k: {"median": statistics.median(v), "n": len(v)} for k, v in rates.items()}
     result = {
-        "store": "postgresql" if args.database_url else "sqlite",
+        "store": "postgresql" if url else "sqlite",
         "match_events": length,
         "jumps": jump_figures,
         "verify_matches": len(ids),
         "verify_events": events,
         "verify_per_s": verify_figures,
     }
-    if args.json:
-        print(json.dumps(result, indent=2))
-        return
     print(
         f"store: {result['store']}; match of {length} events; {len(ids)} matches"
         f" ({events} events) verified"
@@ -239,7 +253,4 @@ def main() -> None:
         )
     for kind, figures in verify_figures.items():
         print(f"  verify    {kind:<7} median {figures['median']:8.1f} matches/s (n={figures['n']})")
-
-
-if __name__ == "__main__":
-    main()
+    return result

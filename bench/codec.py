@@ -1,6 +1,6 @@
 """Benchmark: encoding and decoding a stored row, the compact form against the JSON form.
 
-Run: .venv/bin/python bench/bench_codec.py [--matches 20] [--repeats 15]
+Run: python -m bench codec [--matches 20] [--repeats 15]
 
 Plays ``--matches`` seeded Classic 2-seat bot matches in memory (seeds ``codec-0``, …), records
 their events with chain links as the service does, then, in one run and alternating, times the
@@ -14,18 +14,33 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import sys
 import time
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from typing import Any
 
 from app.store.mapper import EventMapper
+from bench.before import Legacy, groups
+from bench.options import Shared
 from domain.chain import chained
 from domain.commands import CreateMatch
 from domain.fairness import secret_from_text_seed
 from domain.recorded import RecordedEvent
 from domain.selfplay import play_match
+
+SHARED = Shared(repeats=15, repeats_help="passes over every event (median)")
+"""Passes over every event."""
+
+
+def read_legacy(text: str) -> dict[str, float]:
+    """The figures of the old script's table (bench/bench_codec.py)."""
+    found: dict[str, float] = {}
+    for form in ("compact", "json"):
+        keys = [f"{form}/{key}" for key in ("state_bytes_per_event", "encode_us", "decode_us")]
+        found |= groups(text, rf"^\| {form} \| ([\d.]+) \| ([\d.]+) \| ([\d.]+) \|", keys)
+    return found
+
+
+LEGACY = Legacy("bench.bench_codec", read_legacy, names={"repeats": "--repeats"})
+"""The old script, bench/bench_codec.py, printed the same table."""
 
 
 def streams(matches: int) -> list[RecordedEvent]:
@@ -51,12 +66,13 @@ def streams(matches: int) -> list[RecordedEvent]:
     return recorded
 
 
-def main() -> None:
-    """Time both forms, alternating, and print the medians."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The benchmark's own options."""
     parser.add_argument("--matches", type=int, default=20)
-    parser.add_argument("--repeats", type=int, default=15)
-    args = parser.parse_args()
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    """Time both forms, alternating, and print the medians."""
     events = streams(args.matches)
     mapper = EventMapper()
     forms = {"compact": mapper.to_stored_event, "json": mapper.to_json_stored_event}
@@ -76,16 +92,20 @@ def main() -> None:
             for row in rows[name]:
                 to_recorded(row, "m")
             decode_us[name].append((time.perf_counter() - started) / len(events) * 1e6)
+    results: dict[str, Any] = {"events": len(events)}
+    for name in forms:
+        results[name] = {
+            "state_bytes_per_event": sum(len(row.state) for row in rows[name]) / len(events),
+            "encode_us": statistics.median(encode_us[name]),
+            "decode_us": statistics.median(decode_us[name]),
+        }
     print(f"{len(events)} events of {args.matches} Classic 2-seat matches, {args.repeats} passes")
     print("| form | state bytes per event | encode, us per event | decode, us per event |")
     print("| --- | --- | --- | --- |")
     for name in forms:
-        size = sum(len(row.state) for row in rows[name]) / len(events)
+        r = results[name]
         print(
-            f"| {name} | {size:.1f} | {statistics.median(encode_us[name]):.2f} "
-            f"| {statistics.median(decode_us[name]):.2f} |"
+            f"| {name} | {r['state_bytes_per_event']:.1f} | {r['encode_us']:.2f} "
+            f"| {r['decode_us']:.2f} |"
         )
-
-
-if __name__ == "__main__":
-    main()
+    return results

@@ -1,7 +1,7 @@
 """Benchmark: the event store on SQLite, beside a raw sqlite3 commit loop in the same folder.
 
-Run: .venv/bin/python bench/bench_store.py [--plays N] [--repeats R] [--matches M]
-                                          [--sync FULL,NORMAL] [--dir DIR] [--postgres URL]
+Run: python -m bench store [--plays N] [--repeats R] [--matches M] [--sync FULL,NORMAL]
+                           [--dir DIR] [--postgres URL]
 
 1. Durable appends, one transaction each, for every ``synchronous`` mode asked for (journal
    mode WAL, as the store runs): a raw ``sqlite3`` loop committing one small row per
@@ -12,33 +12,34 @@ Run: .venv/bin/python bench/bench_store.py [--plays N] [--repeats R] [--matches 
    newer), cold from its snapshot, and cold from its whole stream.
 3. Read-model rebuild over M recorded bot matches: events per second.
 
-Results go to stdout as text; progress to stderr. ``--postgres URL`` adds the append and load
-figures on PostgreSQL (in a schema of its own, dropped at the end).
+Results go to stdout as text; progress to stderr. ``--postgres URL`` (default
+``$BASRA_BENCH_POSTGRES``) adds the append and load figures on PostgreSQL (in a schema of its
+own, dropped at the end).
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import re
 import shutil
 import sqlite3
 import statistics
 import sys
 import tempfile
 import time
-import uuid
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
-import msgspec
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from app.config import StoreConfig, parse_database_url
+from app.config import StoreConfig
 from app.readmodels.models import ReadModels
 from app.service import SNAPSHOT_EVERY, MatchService, utc_now
 from app.store.match_store import MatchStore
-from app.store.postgres import drop_schema
+from bench.before import Legacy, groups
+from bench.harness import say
+from bench.options import Shared
+from bench.servers import fresh_schema
 from domain.commands import CreateMatch
 from domain.evolve import fold
 from domain.fairness import secret_from_text_seed
@@ -50,17 +51,63 @@ ROW = b'{"event":{"type":"card_played","seat":0,"card":"10D","captured":["4C","6
 )
 """A raw row about the size of a stored play."""
 
+SHARED = Shared(
+    repeats=3,
+    postgres="optional",
+    postgres_from_env=False,
+    postgres_default=os.environ.get("BASRA_BENCH_POSTGRES"),
+    workdir=True,
+)
+"""Repeats of every loop, the PostgreSQL server (none by default), the folder of the files."""
+
+APPEND_LABELS = {
+    "raw": "raw sqlite3 commit loop, one small row",
+    "store": "store.append, one event",
+    "one": "MatchService.play_card, 1 match",
+    "rr200": "MatchService.play_card, 200 matches round-robin",
+}
+"""The loops of section 1."""
+
+LOAD_LABELS = {
+    "cached_ms": "cached state + read of newer events (common case)",
+    "cold_snapshot_ms": "cold: snapshot",
+    "cold_stream_ms": "cold: whole stream read and folded",
+}
+"""The loads of section 2 (the start of each printed label)."""
+
+
+def read_legacy(text: str) -> dict[str, float]:
+    """The figures of the old script's report (bench/bench_store.py)."""
+    found: dict[str, float] = {}
+    for block in re.split(r"\n(?=synchronous=|## )", text):
+        sync = re.match(r"synchronous=(\w+):", block)
+        if sync is not None:
+            for key, label in APPEND_LABELS.items():
+                pattern = re.escape(label) + r" +([\d,]+)/s"
+                found |= groups(block, pattern, [f"{sync.group(1)}/{key}_per_s"])
+        loading = re.match(r"## Loading a \d+-event match \((\w+);", block)
+        if loading is not None:
+            for key, label in LOAD_LABELS.items():
+                pattern = "^  " + re.escape(label) + r".*? ([\d.]+) ms  \["
+                found |= groups(block, pattern, [f"{loading.group(1).lower()}/{key}"])
+    found |= groups(text, r"one event per transaction: ([\d,]+)/s", ["postgresql/append_per_s"])
+    found |= groups(text, r"events per second, median of \d+: ([\d,]+)", ["rebuild_events_per_s"])
+    return found
+
+
+LEGACY = Legacy(
+    "bench.bench_store",
+    read_legacy,
+    names={"repeats": "--repeats", "dir": "--dir", "postgres": "--postgres"},
+)
+"""The old script, bench/bench_store.py, printed the same report."""
+
 
 def fresh(path: Path) -> Path:
     """``path`` with no file (nor WAL files) left from an earlier run."""
     for suffix in ("", "-wal", "-shm"):
         Path(f"{path}{suffix}").unlink(missing_ok=True)
     return path
-
-
-def say(message: str) -> None:
-    """Progress on stderr."""
-    print(message, file=sys.stderr, flush=True)
 
 
 # -- 1. durable appends ---------------------------------------------------------------------
@@ -147,10 +194,11 @@ def new_people_match(service: MatchService, k: int) -> str:
     return match_id
 
 
-def appends(folder: Path, modes: list[str], plays: int, repeats: int) -> None:
+def appends(folder: Path, modes: list[str], plays: int, repeats: int) -> dict[str, Any]:
     """Section 1, for each synchronous mode, the four loops interleaved in every repeat."""
     events = recorded_events(plays)
     print("## Durable appends, one transaction each (journal_mode=WAL)")
+    figures: dict[str, Any] = {}
     for mode in modes:
         results: dict[str, list[float]] = {"raw": [], "store": [], "one": [], "rr200": []}
         for r in range(repeats):
@@ -167,17 +215,14 @@ def appends(folder: Path, modes: list[str], plays: int, repeats: int) -> None:
             service.close()
         raw = statistics.median(results["raw"])
         print(f"synchronous={mode}: {plays} per loop, median of {repeats} (runs in brackets)")
-        labels = {
-            "raw": "raw sqlite3 commit loop, one small row",
-            "store": "store.append, one event",
-            "one": "MatchService.play_card, 1 match",
-            "rr200": "MatchService.play_card, 200 matches round-robin",
-        }
-        for key, label in labels.items():
+        figures[mode] = {}
+        for key, label in APPEND_LABELS.items():
             median = statistics.median(results[key])
+            figures[mode][f"{key}_per_s"] = median
             runs = ", ".join(f"{x:,.0f}" for x in results[key])
             print(f"  {label:<50} {median:>9,.0f}/s  {median / raw:6.1%} of raw  [{runs}]")
     print()
+    return figures
 
 
 # -- 2. loading a long match ----------------------------------------------------------------
@@ -210,7 +255,7 @@ def per_call(call: Callable[[], object], calls: int, repeats: int) -> list[float
     return figures
 
 
-def loads(store: MatchStore, label: str, repeats: int) -> None:
+def loads(store: MatchStore, label: str, repeats: int) -> dict[str, float]:
     """Section 2 on one store."""
     service = MatchService(store)
     match_id = long_match(service)
@@ -227,15 +272,18 @@ def loads(store: MatchStore, label: str, repeats: int) -> None:
     full = per_call(lambda: service.load_from_stream(match_id), 50, repeats)
     where = snapshot.events if snapshot else "none"
     print(f"## Loading a {events}-event match ({label}; snapshot at seq {where})")
-    for name, figures in (
-        ("cached state + read of newer events (common case)", cached),
-        (f"cold: snapshot {behind} events back + the {behind} after it", cold),
-        ("cold: whole stream read and folded", full),
+    found: dict[str, float] = {"events": events}
+    for key, name, figures in (
+        ("cached_ms", LOAD_LABELS["cached_ms"], cached),
+        ("cold_snapshot_ms", f"cold: snapshot {behind} events back + the {behind} after it", cold),
+        ("cold_stream_ms", LOAD_LABELS["cold_stream_ms"], full),
     ):
         runs = ", ".join(f"{x * 1e3:.3f}" for x in figures)
         median = statistics.median(figures)
+        found[key] = median * 1e3
         print(f"  {name:<52} {median * 1e3:8.3f} ms  [{runs}]")
     print()
+    return found
 
 
 # -- 3. read-model rebuild ------------------------------------------------------------------
@@ -263,7 +311,7 @@ def filled_store(path: Path, matches: int) -> MatchStore:
     return store
 
 
-def rebuilds(folder: Path, matches: int, repeats: int) -> None:
+def rebuilds(folder: Path, matches: int, repeats: int) -> float:
     """Section 3."""
     store = filled_store(folder / f"filled-{matches}.db", matches)
     total = store.max_position()
@@ -282,48 +330,44 @@ def rebuilds(folder: Path, matches: int, repeats: int) -> None:
     print(f"## Read-model rebuild: {rows:,} matches, {total:,} events")
     print(f"  events per second, median of {repeats}: {statistics.median(figures):,.0f}  [{runs}]")
     print()
+    return statistics.median(figures)
 
 
-def main() -> None:
-    """Run every section and print the figures."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The benchmark's own options."""
     parser.add_argument("--plays", type=int, default=2000, help="appends per loop")
-    parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--matches", type=int, default=10_000, help="matches for the rebuild")
     parser.add_argument("--sync", default="FULL,NORMAL", help="synchronous modes to compare")
-    parser.add_argument("--dir", type=Path, default=None, help="folder for the files")
     parser.add_argument("--keep", action="store_true", help="keep the folder (reuse the fill)")
-    parser.add_argument("--postgres", default=os.environ.get("BASRA_BENCH_POSTGRES"))
-    args = parser.parse_args()
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    """Run every section and print the figures."""
     folder = args.dir or Path(tempfile.mkdtemp(prefix="bench-store-", dir=Path.cwd()))
     folder.mkdir(parents=True, exist_ok=True)
-    print(f"# bench_store: files in {folder} ({os.uname().sysname}, {os.cpu_count()} cores)")
+    print(f"# bench store: files in {folder} ({os.uname().sysname}, {os.cpu_count()} cores)")
     print(f"# command: {' '.join(sys.argv)}\n")
+    figures: dict[str, Any] = {}
     try:
-        appends(folder, args.sync.split(","), args.plays, args.repeats)
+        figures |= appends(folder, args.sync.split(","), args.plays, args.repeats)
         store = MatchStore.sqlite(fresh(folder / "load.db"))
-        loads(store, "SQLite", args.repeats)
+        figures["sqlite"] = loads(store, "SQLite", args.repeats)
         store.close()
         if args.postgres:
-            settings = msgspec.structs.replace(
-                parse_database_url(args.postgres), schema=f"bench_{uuid.uuid4().hex[:8]}"
-            )
-            pg = MatchStore.open(StoreConfig(kind="postgres", postgres=settings))
-            try:
-                say("PostgreSQL: appends and loads")
-                events = recorded_events(args.plays)
-                rate = store_appends(pg, events)
-                print("## PostgreSQL (same machine, 127.0.0.1)")
-                print(f"  store.append, one event per transaction: {rate:,.0f}/s\n")
-                loads(pg, "PostgreSQL", args.repeats)
-            finally:
-                pg.close()
-                drop_schema(settings)
-        rebuilds(folder, args.matches, args.repeats)
+            with fresh_schema(args.postgres) as (_, settings):
+                pg = MatchStore.open(StoreConfig(kind="postgres", postgres=settings))
+                try:
+                    say("PostgreSQL: appends and loads")
+                    events = recorded_events(args.plays)
+                    rate = store_appends(pg, events)
+                    print("## PostgreSQL (same machine, 127.0.0.1)")
+                    print(f"  store.append, one event per transaction: {rate:,.0f}/s\n")
+                    figures["postgresql"] = {"append_per_s": rate}
+                    figures["postgresql"] |= loads(pg, "PostgreSQL", args.repeats)
+                finally:
+                    pg.close()
+        figures["rebuild_events_per_s"] = rebuilds(folder, args.matches, args.repeats)
     finally:
         if not args.keep and args.dir is None:
             shutil.rmtree(folder, ignore_errors=True)
-
-
-if __name__ == "__main__":
-    main()
+    return figures

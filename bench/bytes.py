@@ -1,7 +1,7 @@
 """Benchmark: bytes on disk per recorded match, and append and load latency, on both stores.
 
-Run: .venv/bin/python bench/bench_bytes.py [--matches 1000,10000] [--stores sqlite,postgres]
-                                          [--postgres URL] [--dir DIR] [--loads 300]
+Run: python -m bench bytes [--matches 1000,10000] [--stores sqlite,postgres] [--postgres URL]
+                           [--dir DIR] [--loads 300]
 
 For each store and each count, a fresh store records that many seeded Classic 2-seat bot
 matches (seeds ``bytes-0``, ``bytes-1``, ...), each in one transaction as ``basra simulate``
@@ -23,34 +23,59 @@ own, dropped at the end.
 from __future__ import annotations
 
 import argparse
+import re
 import shutil
 import sqlite3
 import statistics
-import sys
 import tempfile
 import time
-import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
 from app.config import parse_database_url
 from app.service import MatchService
-from app.store.postgres import drop_schema
+from bench.before import Legacy, groups
+from bench.harness import say
+from bench.options import Shared
+from bench.servers import fresh_schema
+from bench.stats import quantile
 from domain.fairness import secret_from_text_seed
 
+SHARED = Shared(
+    postgres="optional", postgres_default="postgresql://postgres@127.0.0.1:5432/test", workdir=True
+)
+"""The PostgreSQL server of the ``postgres`` store, and the folder of the SQLite files."""
 
-def say(message: str) -> None:
-    """Progress on stderr."""
-    print(message, file=sys.stderr, flush=True)
+PATTERNS = {
+    "bytes_per_match": r"on disk: [\d,]+ bytes = ([\d.]+) KB per match",
+    "events_per_match": r"events per match: ([\d.]+)",
+    "bytes_per_event": r"bytes per event: ([\d.]+)",
+    "append_median_ms": r"append of one match: median ([\d.]+) ms",
+    "append_p99_ms": r"append of one match: .*p99 ([\d.]+) ms",
+    "load_median_ms": r"whole-stream load .*median ([\d.]+) ms",
+    "load_p99_ms": r"whole-stream load .*p99 ([\d.]+) ms",
+    "snapshot_median_ms": r"cold load from the snapshot: median ([\d.]+) ms",
+    "snapshot_p99_ms": r"cold load from the snapshot: .*p99 ([\d.]+) ms",
+}
+"""The printed figures of one store (``bytes_per_match`` in KB)."""
 
 
-def quantile(values: Sequence[float], q: float) -> float:
-    """The ``q`` quantile (nearest rank) of ``values``."""
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+def read_legacy(text: str) -> dict[str, float]:
+    """The figures of the old script's report (bench/bench_bytes.py)."""
+    found: dict[str, float] = {}
+    for block in re.split(r"\n(?=SQLite|PostgreSQL)", text):
+        head = re.match(r"(SQLite|PostgreSQL)\S*[^:]*: (\d+) Classic", block)
+        if head is None:
+            continue
+        store = "sqlite" if head.group(1) == "SQLite" else "postgres"
+        for key, pattern in PATTERNS.items():
+            found |= groups(block, pattern, [f"{store}-{head.group(2)}/{key}"])
+    return found
+
+
+LEGACY = Legacy("bench.bench_bytes", read_legacy, names={"postgres": "--postgres", "dir": "--dir"})
+"""The old script, bench/bench_bytes.py, printed the same report."""
 
 
 def record(service: MatchService, count: int) -> tuple[list[str], list[float], int]:
@@ -168,8 +193,8 @@ def report(
     appends: list[float],
     loads: list[float],
     snapshots: list[float] | None = None,
-) -> None:
-    """One store's figures on stdout."""
+) -> dict[str, float]:
+    """One store's figures on stdout; the figures (``bytes_per_match`` in KB)."""
     print(f"\n{label}: {count} Classic 2-seat bot matches, {events} events")
     print(f"  on disk: {total:,} bytes = {total / count / 1000:.1f} KB per match")
     print(f"  events per match: {events / count:.1f}; bytes per event: {total / events:.0f}")
@@ -185,9 +210,22 @@ def report(
     if snapshots:
         median, p99 = statistics.median(snapshots) * 1000, quantile(snapshots, 0.99) * 1000
         print(f"  cold load from the snapshot: median {median:.2f} ms, p99 {p99:.2f} ms")
+    figures = {
+        "bytes_per_match": total / count / 1000,
+        "events_per_match": events / count,
+        "bytes_per_event": total / events,
+        "append_median_ms": statistics.median(appends) * 1000,
+        "append_p99_ms": quantile(appends, 0.99) * 1000,
+        "load_median_ms": statistics.median(loads) * 1000,
+        "load_p99_ms": quantile(loads, 0.99) * 1000,
+    }
+    if snapshots:
+        figures["snapshot_median_ms"] = statistics.median(snapshots) * 1000
+        figures["snapshot_p99_ms"] = quantile(snapshots, 0.99) * 1000
+    return figures
 
 
-def run_sqlite(folder: Path, count: int, loads: int) -> None:
+def run_sqlite(folder: Path, count: int, loads: int) -> dict[str, float]:
     """One fresh SQLite file."""
     path = folder / f"bytes-{count}.db"
     for suffix in ("", "-wal", "-shm"):
@@ -201,7 +239,7 @@ def run_sqlite(folder: Path, count: int, loads: int) -> None:
     load_seconds = cold_loads(lambda: MatchService.open(path), ids, loads)
     from_snapshot = snapshot_loads(lambda: MatchService.open(path), ids, loads)
     total, parts = sqlite_sizes(path)
-    report(
+    return report(
         "SQLite (synchronous=FULL)",
         count,
         total,
@@ -213,13 +251,10 @@ def run_sqlite(folder: Path, count: int, loads: int) -> None:
     )
 
 
-def run_postgres(base_url: str, count: int, loads: int) -> None:
+def run_postgres(base_url: str, count: int, loads: int) -> dict[str, float]:
     """One fresh schema of its own."""
-    schema = f"bench_bytes_{uuid.uuid4().hex[:8]}"
-    url = f"{base_url}{'&' if '?' in base_url else '?'}schema={schema}"
-    settings = parse_database_url(url)
-    say(f"PostgreSQL, {count} matches in schema {schema}")
-    try:
+    with fresh_schema(base_url) as (url, settings):
+        say(f"PostgreSQL, {count} matches in schema {settings.schema}")
         service = MatchService.open(database_url=url)
         try:
             ids, appends, events = record(service, count)
@@ -228,34 +263,32 @@ def run_postgres(base_url: str, count: int, loads: int) -> None:
         load_seconds = cold_loads(lambda: MatchService.open(database_url=url), ids, loads)
         from_snapshot = snapshot_loads(lambda: MatchService.open(database_url=url), ids, loads)
         total, parts = postgres_sizes(url)
-        report("PostgreSQL", count, total, parts, events, appends, load_seconds, from_snapshot)
-    finally:
-        drop_schema(settings)
+        return report(
+            "PostgreSQL", count, total, parts, events, appends, load_seconds, from_snapshot
+        )
 
 
-def main() -> None:
-    """Parse the options and run each store and count asked for."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The benchmark's own options."""
     parser.add_argument("--matches", default="1000,10000", help="comma-separated counts")
     parser.add_argument("--stores", default="sqlite,postgres")
-    parser.add_argument("--postgres", default="postgresql://postgres@127.0.0.1:5432/test")
-    parser.add_argument("--dir", type=Path, default=None, help="folder for the SQLite files")
     parser.add_argument("--loads", type=int, default=300, help="cold loads measured per store")
-    args = parser.parse_args()
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    """Run each store and count asked for."""
     counts = [int(text) for text in args.matches.split(",")]
     stores = args.stores.split(",")
     folder = args.dir or Path(tempfile.mkdtemp(prefix="basra-bytes-"))
     folder.mkdir(parents=True, exist_ok=True)
+    figures: dict[str, Any] = {}
     try:
         for count in counts:
             if "sqlite" in stores:
-                run_sqlite(folder, count, args.loads)
-            if "postgres" in stores:
-                run_postgres(args.postgres, count, args.loads)
+                figures[f"sqlite-{count}"] = run_sqlite(folder, count, args.loads)
+            if "postgres" in stores and args.postgres:
+                figures[f"postgres-{count}"] = run_postgres(args.postgres, count, args.loads)
     finally:
         if args.dir is None:
             shutil.rmtree(folder, ignore_errors=True)
-
-
-if __name__ == "__main__":
-    main()
+    return figures

@@ -1,15 +1,15 @@
 """Benchmark: the R8 capture solver (``domain.capture.best_haul``), adversarial and typical floors.
 
-Run: .venv/bin/python bench/bench_capture.py [--floors N] [--runs R] [--seed S] [--json]
+Run: python -m bench capture [--floors N] [--repeats R] [--seed S] [--json]
 
 - Adversarial floors: N seeded random multisets of number cards, at most 20 cards and at most 4
   of a value, shaped to be hard (many high values with few small ones, every value present,
   many multiples of a number that does not divide the played value, random counts), mostly
   for a played 10 or 9; plus the slowest shapes a local search over count vectors found while
-  the solver was written. Each floor is timed R times with every cache cleared first
-  (``clear_caches``); its figure is the median of the R runs. The 30 slowest are then timed
-  again with 3R runs, and that median replaces theirs (load from elsewhere on a shared
-  machine can slow all R runs of one floor).
+  the solver was written. Each floor is timed R times (``--repeats``; ``--runs`` as the old
+  script named it) with every cache cleared first (``clear_caches``); its figure is the median
+  of the R runs. The 30 slowest are then timed again with 3R runs, and that median replaces
+  theirs (load from elsewhere on a shared machine can slow all R runs of one floor).
 - Full floors: for each played value, the 39 other number cards (the largest floor there is).
 - First call: a played 10 on its full floor in a fresh process (its solver is made then).
   Then ``build_tables()``: every table the solvers otherwise build on first need (groups
@@ -23,7 +23,6 @@ Run: .venv/bin/python bench/bench_capture.py [--floors N] [--runs R] [--seed S] 
 from __future__ import annotations
 
 import argparse
-import json
 import platform
 import random
 import statistics
@@ -33,8 +32,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
+from bench.before import Legacy, json_figures
+from bench.options import Shared
+from bench.stats import quantile
 from domain.capture import best_haul, build_tables, clear_caches
 from domain.cards import DECK, VALUE, Card
 
@@ -43,6 +43,14 @@ BY_VALUE = {v: [c for c in NUMBER_CARDS if VALUE[c] == v] for v in range(1, 11)}
 MAX_CARDS = 20
 RETIMED = 30
 """The slowest floors of the first pass, timed again before the worst is reported."""
+
+SHARED = Shared(
+    repeats=7, repeats_help="timed runs per floor (median)", names={"repeats": ("--runs",)}
+)
+"""Timed runs per floor."""
+
+LEGACY = Legacy("bench.bench_capture", json_figures, names={"repeats": "--runs"}, extra=("--json",))
+"""The old script, bench/bench_capture.py, printed the same JSON with ``--json``."""
 
 # (played value, how many cards of values 1, 2, ... lie on the floor): the slowest floors a
 # local search over count vectors found during development.
@@ -197,12 +205,12 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
     rows = []
     for name, v, floor in floors:
         best_haul(v, floor)
-        rows.append((cold_median(v, floor, args.runs), name, v, floor))
+        rows.append((cold_median(v, floor, args.repeats), name, v, floor))
     # A burst of load from elsewhere on the machine can slow every run of one floor; the
     # slowest floors are timed again, three times as many runs, and keep that median.
     rows.sort(key=lambda row: row[0], reverse=True)
     for i, (_, name, v, floor) in enumerate(rows[:RETIMED]):
-        rows[i] = (cold_median(v, floor, 3 * args.runs), name, v, floor)
+        rows[i] = (cold_median(v, floor, 3 * args.repeats), name, v, floor)
     medians = sorted(row[0] for row in rows)
     worst = max(rows, key=lambda row: row[0])
     by_shape = {}
@@ -225,16 +233,16 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
                 "value": v,
                 "floor_cards": len(floor),
                 "taken": taken,
-                "median_ms": round(cold_median(v, floor, args.runs) * 1e3, 4),
+                "median_ms": round(cold_median(v, floor, args.repeats) * 1e3, 4),
             }
         )
 
     clear_caches()
     typical = typical_floors(2000, rng)
     calls_per_second(typical, 1)  # every floor seen once
-    warm = [calls_per_second(typical, 5) for _ in range(args.runs)]
+    warm = [calls_per_second(typical, 5) for _ in range(args.repeats)]
     fresh = []
-    for _ in range(args.runs):
+    for _ in range(args.repeats):
         batch = typical_floors(2000, rng)
         fresh.append(calls_per_second(batch, 1))
 
@@ -243,7 +251,7 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
         "python": platform.python_version(),
         "machine": f"{platform.machine()}, {platform.system()}",
         "seed": args.seed,
-        "runs_per_floor": args.runs,
+        "runs_per_floor": args.repeats,
         "adversarial": {
             "floors": len(rows),
             "max_cards": MAX_CARDS,
@@ -251,7 +259,7 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
             "retimed_slowest": RETIMED,
             "worst_floor": {"value": worst[2], "floor": worst[3], "shape": worst[1]},
             "median_of_medians_ms": round(statistics.median(medians) * 1e3, 4),
-            "p99_of_medians_ms": round(medians[int(0.99 * (len(medians) - 1))] * 1e3, 4),
+            "p99_of_medians_ms": round(quantile(medians, 0.99) * 1e3, 4),
             "by_shape": by_shape,
         },
         "full_floors": full,
@@ -312,20 +320,14 @@ def print_table(r: dict[str, Any]) -> None:
     )
 
 
-def main() -> None:
-    """Measure and print the figures."""
-    parser = argparse.ArgumentParser(description=__doc__)
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The benchmark's own options."""
     parser.add_argument("--floors", type=int, default=3000, help="random adversarial floors")
-    parser.add_argument("--runs", type=int, default=7, help="timed runs per floor (median)")
     parser.add_argument("--seed", type=int, default=8)
-    parser.add_argument("--json", action="store_true")
-    args = parser.parse_args()
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    """Measure and print the figures."""
     results = measure(args)
-    if args.json:
-        print(json.dumps(results, indent=2))
-    else:
-        print_table(results)
-
-
-if __name__ == "__main__":
-    main()
+    print_table(results)
+    return results
