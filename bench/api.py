@@ -4,13 +4,15 @@ Two servers run under the same uvicorn settings, one after the other, each in it
 
 - ``basra serve`` on a fresh SQLite file (the embedded store: WAL, ``synchronous`` as configured);
 - a minimal Litestar app whose one handler appends one SQLite row per request, on a file with the
-  store's ``journal_mode`` (WAL) and ``synchronous``.
+  store's ``journal_mode`` (WAL) and ``synchronous`` (bench/baseline_server.py).
 
 Workloads (the client is one asyncio process with a small keep-alive HTTP/1.1 client, so that
 the load generator costs little next to the servers):
 
 - ``throughput``: 50 practice matches (a person against an easy bot) playing as fast as they
-  can; plays/s of the API against requests/s of the baseline under 50 concurrent clients.
+  can for ``--seconds`` (``--duration`` as the old script named it), ``--repeats`` rounds
+  (``--rounds``); plays/s of the API against requests/s of the baseline under 50 concurrent
+  clients.
 - ``paced``: 500 practice matches each playing a card every 2 seconds (250 plays/s);
   the latency of each play, p50/p90/p99, and the same pacing against the baseline.
 
@@ -20,7 +22,7 @@ limits"): the workloads create hundreds of matches from one address, which the d
 
 Every loop is bounded in time; only 127.0.0.1 is contacted. Run from the repository root:
 
-    .venv/bin/python -m bench.bench_api [--rounds 3] [--duration 15] [--paced-duration 40]
+    python -m bench api [--repeats 3] [--seconds 15] [--paced-duration 40]
 """
 
 from __future__ import annotations
@@ -32,13 +34,9 @@ import json
 import os
 import platform
 import random
-import socket
-import sqlite3
 import statistics
-import subprocess
 import sys
 import tempfile
-import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -48,213 +46,25 @@ from typing import Any
 import msgspec
 
 from app.config import DEFAULT_SYNCHRONOUS
+from bench.before import Legacy, json_figures
+from bench.client import Connection, Practice
+from bench.options import Shared
+from bench.servers import free_port, serve_env, served, serving
+from bench.stats import quantile
 
-HOST = "127.0.0.1"
-"""Loopback only."""
+SHARED = Shared(
+    seconds=15.0,
+    seconds_help="seconds per throughput run",
+    repeats=3,
+    repeats_help="alternating rounds per workload",
+    names={"seconds": ("--duration",), "repeats": ("--rounds",)},
+)
+"""The throughput runs' length and rounds."""
 
-NO_LIMITS = ("players", "matches", "wrong_tokens", "feeds")
-"""The API's abuse limits, each turned off for the benchmark (one client address, many matches)."""
-
-
-def rank_quantile(ordered: list[float], p: float) -> float:
-    """The ``p`` quantile (0-1) of an ascending list, by nearest rank (0.0 when empty)."""
-    return ordered[min(len(ordered) - 1, int(p * len(ordered)))] if ordered else 0.0
-
-
-# -- the baseline server ----------------------------------------------------------------------
-
-
-def baseline_app() -> Any:
-    """A minimal Litestar app: ``POST /append`` inserts one row and commits (WAL, synchronous)."""
-    from litestar import Litestar, get, post
-
-    path = os.environ["BASRA_BENCH_BASELINE_DB"]
-    synchronous = os.environ.get("BASRA_SQLITE_SYNCHRONOUS", DEFAULT_SYNCHRONOUS)
-    setup = sqlite3.connect(path)
-    setup.execute("PRAGMA journal_mode=WAL")
-    setup.execute("CREATE TABLE IF NOT EXISTS rows (id INTEGER PRIMARY KEY, body TEXT NOT NULL)")
-    setup.commit()
-    setup.close()
-    local = threading.local()
-
-    def connection() -> sqlite3.Connection:
-        conn = getattr(local, "conn", None)
-        if conn is None:
-            conn = sqlite3.connect(path, timeout=5, isolation_level=None)
-            conn.execute(f"PRAGMA synchronous={synchronous}")
-            local.conn = conn
-        return conn
-
-    @post("/append", sync_to_thread=True, status_code=200)
-    def append(data: dict[str, Any]) -> dict[str, int]:
-        conn = connection()
-        conn.execute("BEGIN IMMEDIATE")
-        cursor = conn.execute("INSERT INTO rows (body) VALUES (?)", (json.dumps(data),))
-        conn.execute("COMMIT")
-        return {"id": int(cursor.lastrowid or 0)}
-
-    @get("/health", sync_to_thread=False)
-    def health() -> dict[str, str]:
-        return {"status": "ok"}
-
-    return Litestar([append, health])
-
-
-def serve_baseline(port: int, server_name: str) -> None:
-    """Run the baseline under the same server and settings as ``basra serve --server NAME``."""
-    import uvicorn
-
-    from app.api.server import GRACEFUL_SHUTDOWN_SECONDS
-
-    if server_name == "granian":
-        from granian import Granian
-        from granian.constants import Interfaces
-
-        Granian(
-            "bench.bench_api:baseline_app",
-            factory=True,
-            address=HOST,
-            port=port,
-            interface=Interfaces.ASGI,
-            workers=1,
-            websockets=False,
-            log_access=False,
-            workers_kill_timeout=GRACEFUL_SHUTDOWN_SECONDS,
-        ).serve()
-        return
-    config = uvicorn.Config(
-        "bench.bench_api:baseline_app",
-        factory=True,
-        host=HOST,
-        port=port,
-        access_log=False,
-        log_level="warning",
-        lifespan="on",
-        timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_SECONDS,
-    )
-    uvicorn.Server(config).run()
-
-
-# -- a small keep-alive HTTP/1.1 client -------------------------------------------------------
-
-
-class Connection:
-    """One keep-alive connection; requests one at a time; bodies read by Content-Length."""
-
-    def __init__(self, port: int) -> None:
-        self.port = port
-        self.reader: asyncio.StreamReader | None = None
-        self.writer: asyncio.StreamWriter | None = None
-        self.reconnects = 0
-
-    async def request(
-        self, method: str, path: str, body: bytes = b"", headers: dict[str, str] | None = None
-    ) -> tuple[int, bytes]:
-        """Send a request; (status, body). A keep-alive connection the server closed while idle
-        is opened again and the request sent once more (every request here is safe to repeat:
-        plays carry an Idempotency-Key)."""
-        reused = self.writer is not None
-        try:
-            return await self._send(method, path, body, headers)
-        except (asyncio.IncompleteReadError, ConnectionError):
-            if not reused:
-                raise
-            await self.close()
-            self.reconnects += 1
-            return await self._send(method, path, body, headers)
-
-    async def _send(
-        self, method: str, path: str, body: bytes, headers: dict[str, str] | None
-    ) -> tuple[int, bytes]:
-        if self.writer is None:
-            self.reader, self.writer = await asyncio.open_connection(HOST, self.port)
-            sock = self.writer.get_extra_info("socket")
-            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        assert self.reader is not None
-        lines = [f"{method} {path} HTTP/1.1", f"Host: {HOST}:{self.port}"]
-        for name, value in (headers or {}).items():
-            lines.append(f"{name}: {value}")
-        if body or method == "POST":
-            lines.append("Content-Type: application/json")
-            lines.append(f"Content-Length: {len(body)}")
-        self.writer.write(("\r\n".join(lines) + "\r\n\r\n").encode() + body)
-        head = await self.reader.readuntil(b"\r\n\r\n")
-        status = int(head[9:12])
-        length = 0
-        for line in head.split(b"\r\n")[1:]:
-            key, _, raw = line.partition(b":")
-            if key.strip().lower() == b"content-length":
-                length = int(raw)
-        payload = await self.reader.readexactly(length) if length else b""
-        return status, payload
-
-    async def close(self) -> None:
-        """Close the connection."""
-        if self.writer is not None:
-            self.writer.close()
-            with contextlib.suppress(Exception):
-                await self.writer.wait_closed()
-            self.writer = None
-
-
-# -- one practice match as a client plays it --------------------------------------------------
-
-
-class View(msgspec.Struct):
-    """The parts of a seat view the client uses."""
-
-    status: str
-    seq: int
-    hand: list[str]
-
-
-class PlayResult(msgspec.Struct):
-    """The parts of a play response the client uses."""
-
-    seq: int
-    view: View
-
-
-class Practice:
-    """A practice match through the API: seat 0 a person, seat 1 an easy bot."""
-
-    def __init__(self, conn: Connection, rng: random.Random) -> None:
-        self.conn = conn
-        self.rng = rng
-        self.path = ""
-        self.headers: dict[str, str] = {}
-        self.view: View | None = None
-        self.plays = 0
-
-    async def start(self) -> None:
-        """Create the match and take seat 0."""
-        body = b'{"ruleset":"classic","seats":2,"bots":[1]}'
-        status, created = await self.conn.request("POST", "/matches", body)
-        assert status == 201, created
-        match_id = msgspec.json.decode(created)["match_id"]
-        self.path = f"/matches/{match_id}"
-        status, seat = await self.conn.request("POST", f"{self.path}/seats/0", b'{"name":"bench"}')
-        assert status == 201, seat
-        self.headers = {"Authorization": f"Bearer {msgspec.json.decode(seat)['token']}"}
-        status, view = await self.conn.request("GET", f"{self.path}/view", headers=self.headers)
-        assert status == 200, view
-        self.view = msgspec.json.decode(view, type=View)
-
-    @property
-    def ended(self) -> bool:
-        """True once the match has ended."""
-        return self.view is not None and self.view.status != "playing"
-
-    async def play(self) -> None:
-        """Play a random card of the hand, with ``seq`` and an ``Idempotency-Key``."""
-        assert self.view is not None
-        card = self.rng.choice(self.view.hand)
-        body = msgspec.json.encode({"card": card, "seq": self.view.seq})
-        headers = self.headers | {"Idempotency-Key": f"p{self.view.seq}"}
-        status, result = await self.conn.request("POST", f"{self.path}/plays", body, headers)
-        assert status == 200, result
-        self.view = msgspec.json.decode(result, type=PlayResult).view
-        self.plays += 1
+LEGACY = Legacy(
+    "bench.bench_api", json_figures, names={"seconds": "--duration", "repeats": "--rounds"}
+)
+"""The old script, bench/bench_api.py, printed the same JSON."""
 
 
 # -- workloads --------------------------------------------------------------------------------
@@ -335,9 +145,9 @@ class Paced:
 
         return {
             "count": len(data),
-            "p50": round(rank_quantile(data, 0.50), 2),
-            "p90": round(rank_quantile(data, 0.90), 2),
-            "p99": round(rank_quantile(data, 0.99), 2),
+            "p50": round(quantile(data, 0.50), 2),
+            "p90": round(quantile(data, 0.90), 2),
+            "p99": round(quantile(data, 0.99), 2),
             "max": round(data[-1], 2),
             "late_starts": self.late_starts,
         }
@@ -413,14 +223,7 @@ async def paced_baseline(port: int, clients: int, interval: float, duration: flo
     return result
 
 
-# -- servers as processes ---------------------------------------------------------------------
-
-
-def free_port() -> int:
-    """A free loopback port."""
-    with socket.socket() as sock:
-        sock.bind((HOST, 0))
-        return int(sock.getsockname()[1])
+# -- the servers --------------------------------------------------------------------------------
 
 
 @contextlib.contextmanager
@@ -428,80 +231,31 @@ def server(
     kind: str, workdir: Path, server_name: str = "uvicorn", store_calls: str | None = None
 ) -> Iterator[int]:
     """Start the ``api`` or ``baseline`` server on a fresh file; its port; stopped after."""
-    port = free_port()
-    env = dict(os.environ)
-    if store_calls is not None:
-        env["BASRA_API_STORE_CALLS"] = store_calls
-    for name in list(env):
-        if name.startswith("POSTGRES_") or name == "BASRA_DATABASE_URL":
-            del env[name]
-    db = workdir / f"{kind}-{port}.db"
+    env = {} if store_calls is None else {"BASRA_API_STORE_CALLS": store_calls}
     if kind == "api":
-        command = [sys.executable, "-m", "cli.main", "serve", "--host", HOST, "--port", str(port)]
-        command += ["--db", str(db), "--server", server_name]
-        command += [arg for name in NO_LIMITS for arg in ("--rate-limit", f"{name}=off")]
-    else:
-        env["BASRA_BENCH_BASELINE_DB"] = str(db)
-        command = [sys.executable, "-m", "bench.bench_api", "baseline-server", "--port", str(port)]
-        command += ["--server", server_name]
-    log = (workdir / f"{kind}-{port}.log").open("wb")
-    process = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT)
-    try:
-        try:
-            asyncio.run(_wait_healthy(port, process))
-        except RuntimeError:
-            log.flush()
-            tail = (workdir / f"{kind}-{port}.log").read_text(errors="replace")[-2000:]
-            raise RuntimeError(f"{kind} server on port {port} did not start:\n{tail}") from None
+        with served(workdir, 1, None, env, server=server_name, start_seconds=30) as (port, _):
+            yield port
+        return
+    port = free_port()
+    env["BASRA_BENCH_BASELINE_DB"] = str(workdir / f"{kind}-{port}.db")
+    command = [sys.executable, "-m", "bench.baseline_server", "--port", str(port)]
+    command += ["--server", server_name]
+    log = workdir / f"{kind}-{port}.log"
+    with serving(command, port, serve_env(env), log, start_seconds=30):
         yield port
-    finally:
-        process.terminate()
-        try:
-            process.wait(15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-        log.close()
-
-
-async def _wait_healthy(port: int, process: subprocess.Popen[bytes]) -> None:
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"the server exited with {process.returncode}")
-        conn = Connection(port)
-        try:
-            status, _ = await conn.request("GET", "/health")
-            if status == 200:
-                return
-        except OSError:
-            await asyncio.sleep(0.1)
-        finally:
-            await conn.close()
-    raise RuntimeError("the server did not start")
 
 
 # -- the run ----------------------------------------------------------------------------------
 
 
-def main(argv: list[str] | None = None) -> None:
-    """Run both workloads against both servers, alternating, and print JSON and a summary."""
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawTextHelpFormatter
-    )
-    sub = parser.add_subparsers(dest="command")
-    base = sub.add_parser("baseline-server", help="(internal) run the baseline server")
-    base.add_argument("--port", type=int, required=True)
-    base.add_argument("--server", default="uvicorn")
-    parser.add_argument("--rounds", type=int, default=3, help="alternating rounds per workload")
-    parser.add_argument("--duration", type=float, default=15.0, help="seconds per throughput run")
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The benchmark's own options."""
     parser.add_argument("--concurrency", type=int, default=50, help="matches playing at once")
     parser.add_argument("--paced-matches", type=int, default=500)
     parser.add_argument("--interval", type=float, default=2.0, help="seconds between plays")
     parser.add_argument("--paced-duration", type=float, default=40.0)
     parser.add_argument("--paced-rounds", type=int, default=2)
     parser.add_argument("--only", choices=["throughput", "paced"], default=None)
-    parser.add_argument("--json", type=Path, default=None, help="also write the results here")
     parser.add_argument(
         "--servers", default="uvicorn", help="comma-separated: uvicorn and/or granian"
     )
@@ -510,11 +264,10 @@ def main(argv: list[str] | None = None) -> None:
         action="store_true",
         help="also run the API with every store call on worker threads (BASRA_API_STORE_CALLS)",
     )
-    args = parser.parse_args(argv)
-    if args.command == "baseline-server":
-        serve_baseline(args.port, args.server)
-        return
 
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    """Run both workloads against both servers, alternating, and print JSON and a summary."""
     results: dict[str, Any] = {
         "machine": {"cpus": os.cpu_count(), "python": platform.python_version()},
         "synchronous": os.environ.get("BASRA_SQLITE_SYNCHRONOUS", DEFAULT_SYNCHRONOUS),
@@ -529,26 +282,22 @@ def main(argv: list[str] | None = None) -> None:
             if args.only in (None, "paced"):
                 results[name]["paced"] = _paced(args, workdir, name)
             results[name]["load_after"] = os.getloadavg()
-    text = json.dumps(results, indent=2)
-    print(text)
-    if args.json is not None:
-        args.json.write_text(text + "\n")
+    print(json.dumps(results, indent=2))
+    return results
 
 
 def _throughput(args: argparse.Namespace, workdir: Path, name: str) -> dict[str, Any]:
     api: list[float] = []
     threads: list[float] = []
     baseline: list[float] = []
-    for r in range(args.rounds):
+    for r in range(args.repeats):
         with server("baseline", workdir, name) as port:
-            baseline.append(asyncio.run(throughput_baseline(port, args.concurrency, args.duration)))
+            baseline.append(asyncio.run(throughput_baseline(port, args.concurrency, args.seconds)))
         with server("api", workdir, name) as port:
-            api.append(asyncio.run(throughput_api(port, args.concurrency, args.duration, r)))
+            api.append(asyncio.run(throughput_api(port, args.concurrency, args.seconds, r)))
         if args.compare_threads:
             with server("api", workdir, name, store_calls="threads") as port:
-                threads.append(
-                    asyncio.run(throughput_api(port, args.concurrency, args.duration, r))
-                )
+                threads.append(asyncio.run(throughput_api(port, args.concurrency, args.seconds, r)))
         print(
             f"{name} round {r + 1}: baseline {baseline[-1]:.1f} req/s, api {api[-1]:.1f} plays/s"
             + (f", api with threads {threads[-1]:.1f} plays/s" if threads else ""),
@@ -602,7 +351,3 @@ def _paced(args: argparse.Namespace, workdir: Path, name: str) -> dict[str, Any]
         "goal_ms": 50,
         "met": statistics.median(p99s) <= 50,
     }
-
-
-if __name__ == "__main__":
-    main()

@@ -4,7 +4,7 @@ Under a closed loop every client waits for its answer before it plays again, so 
 answer time is the number of clients divided by the rate (Little's law): 50 matches at 1,000
 plays/s wait 50 ms on average, however the server spends its time. This benchmark serves
 ``basra serve`` (SQLite with one process, PostgreSQL with one and with two, as in
-bench/bench_scale.py, the abuse limits off) under the closed loop of ``--matches`` practice
+bench/scale.py, the abuse limits off) under the closed loop of ``--matches`` practice
 matches for ``--seconds``, ``--repeats`` times, interleaved, and prints for each run:
 
 - plays/s, p50 and p99 of a play's answer, and the mean that Little's law gives for that rate;
@@ -20,18 +20,17 @@ matches for ``--seconds``, ``--repeats`` times, interleaved, and prints for each
 
 Linux only (``/proc``). Run from the repository root:
 
-    .venv/bin/python -m bench.bench_balance --postgres postgresql://postgres@127.0.0.1:5432/test \
-        [--cases sqlite-1,pg-1,pg-2] [--matches 50] [--seconds 10] [--repeats 3] [--json F]
+    python -m bench balance --postgres postgresql://postgres@127.0.0.1:5432/test \
+        [--cases sqlite-1,pg-1,pg-2] [--matches 50] [--seconds 10] [--repeats 3] [--json]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import os
+import re
 import statistics
-import sys
 import tempfile
 import time
 import urllib.request
@@ -41,14 +40,56 @@ from typing import Any
 import psycopg
 from prometheus_client.parser import text_string_to_metric_families
 
-from bench.bench_api import Connection, rank_quantile
-from bench.bench_scale import (
-    SERVE_CASES,
-    closed_loop,
-    process_tree,
-    served_case,
-    tree_cpu_seconds,
+from bench.before import Legacy
+from bench.client import Connection, closed_loop
+from bench.harness import say
+from bench.options import Shared
+from bench.servers import SERVE_CASES, process_tree, served_case, tree_cpu_seconds
+from bench.stats import quantile
+
+SHARED = Shared(seconds=10.0, repeats=3, postgres="optional")
+"""Each served run's length, the repeats, the PostgreSQL server of the ``pg`` cases."""
+
+FIGURES = (
+    "plays_s",
+    "p50",
+    "p99",
+    "mean_ms",
+    "little_mean_ms",
+    "server_cpu_ms_per_play",
+    "database_cpu_ms_per_play",
+    "client_cpu_ms_per_play",
+    "machine_idle_pct",
 )
+"""A case's figures, each the median over its runs."""
+
+RUN_LINE = (
+    r"(\S+)@\d+ run \d+: ([\d,]+) plays/s p50 ([\d.]+) p99 ([\d.]+) ms, mean ([\d.]+) "
+    r"\(clients / rate ([\d.]+)\)\n +CPU a play: server ([\d.]+) ms, PostgreSQL ([\d.]+) ms, "
+    r"load generator ([\d.]+) ms; machine idle ([\d.]+)%"
+)
+"""One run's first two printed lines."""
+
+
+def read_legacy(text: str) -> dict[str, float]:
+    """The figures of the old script's runs (bench/bench_balance.py), medians by case."""
+    runs: dict[str, list[dict[str, float]]] = {}
+    for found in re.finditer(RUN_LINE, text):
+        values = [float(x.replace(",", "")) for x in found.groups()[1:]]
+        runs.setdefault(found.group(1), []).append(dict(zip(FIGURES, values, strict=True)))
+    return {
+        f"{label}/{key}": statistics.median(run[key] for run in found_runs)
+        for label, found_runs in runs.items()
+        for key in FIGURES
+    }
+
+
+LEGACY = Legacy(
+    "bench.bench_balance",
+    read_legacy,
+    names={"seconds": "--seconds", "repeats": "--repeats", "postgres": "--postgres"},
+)
+"""The old script, bench/bench_balance.py, printed the same lines."""
 
 
 def socket_owners(pids: set[int]) -> dict[int, int]:
@@ -176,8 +217,8 @@ async def loop_by_process(
         by_process[str(pid)] = {
             "connections": sum(1 for i in process_of if process_of[i] == pid),
             "plays_s": round(len(own) / seconds, 1),
-            "p50": round(rank_quantile(own, 0.5), 1),
-            "p99": round(rank_quantile(own, 0.99), 1),
+            "p50": round(quantile(own, 0.5), 1),
+            "p99": round(quantile(own, 0.99), 1),
         }
     rate = run["plays_s"]
     return run | {
@@ -200,21 +241,17 @@ async def loop_by_process(
     }
 
 
-def main(argv: list[str] | None = None) -> None:
-    """Run the cases asked for and print each run."""
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawTextHelpFormatter
-    )
-    parser.add_argument("--postgres", default=os.environ.get("BASRA_TEST_POSTGRES"))
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The benchmark's own options."""
     parser.add_argument("--cases", default="sqlite-1,pg-1,pg-2")
     parser.add_argument("--matches", type=int, default=50)
-    parser.add_argument("--seconds", type=float, default=10.0)
-    parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--json", type=Path, default=None, help="also write the results here")
-    args = parser.parse_args(argv)
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    """Run the cases asked for and print each run; the medians by case, and every run."""
     cases = [c for c in SERVE_CASES if c[0] in args.cases.split(",")]
     if any(store == "pg" for _, store, _ in cases) and not args.postgres:
-        parser.error("--postgres URL (or BASRA_TEST_POSTGRES) is needed for the pg cases")
+        raise SystemExit("--postgres URL (or BASRA_TEST_POSTGRES) is needed for the pg cases")
     results: dict[str, list[dict[str, Any]]] = {}
     database_pid = postmaster_pid(args.postgres)
     with tempfile.TemporaryDirectory(prefix="bench-balance-") as tmp:
@@ -222,7 +259,7 @@ def main(argv: list[str] | None = None) -> None:
             for case in cases:
                 label, store, _ = case
                 with served_case(Path(tmp), case, args.postgres, {}) as (port, pid):
-                    print(f"{label}, repeat {r + 1}", file=sys.stderr, flush=True)
+                    say(f"{label}, repeat {r + 1}")
                     run = asyncio.run(
                         loop_by_process(
                             port,
@@ -253,9 +290,8 @@ def main(argv: list[str] | None = None) -> None:
                     + (f"\n    by process: {shares}" if len(run["processes"]) > 1 else ""),
                     flush=True,
                 )
-    if args.json is not None:
-        args.json.write_text(json.dumps(results, indent=2))
-
-
-if __name__ == "__main__":
-    main()
+    figures: dict[str, Any] = {
+        label: {key: statistics.median(run[key] for run in runs) for key in FIGURES}
+        for label, runs in results.items()
+    }
+    return figures | {"runs": results}

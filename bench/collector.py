@@ -1,7 +1,7 @@
 r"""The garbage collector of a serving process: its pauses while ``basra serve`` is under load.
 
 ``basra serve`` on a fresh SQLite file (one process, the abuse limits off, as in
-bench/bench_scale.py) under the closed loop of ``--matches`` practice matches for ``--seconds``,
+bench/scale.py) under the closed loop of ``--matches`` practice matches for ``--seconds``,
 once with Python's collector as it comes (``BASRA_API_GC=default``) and once tuned
 (``BASRA_API_GC=tuned``, the default: app/api/collector.py), alternating, ``--repeats`` times.
 The server is started with a ``sitecustomize`` module of this benchmark's own on its path that
@@ -11,29 +11,77 @@ generation, the time spent in them per play and in all, the longest pause, the l
 per second and p99, and the server's resident memory before and after the load. Run from the
 repository root:
 
-    .venv/bin/python -m bench.bench_collector [--repeats 3] [--seconds 10] [--matches 50] \
-        [--json F]
+    python -m bench collector [--repeats 3] [--seconds 10] [--matches 50] [--json]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import json
+import re
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-from bench.bench_scale import closed_loop, served, tree_cpu_seconds
+from bench.before import Legacy, groups
+from bench.client import closed_loop
+from bench.harness import say
+from bench.options import Shared
+from bench.servers import served, tree_cpu_seconds
 
 MODES = ("default", "tuned")
 """The values of ``BASRA_API_GC`` compared."""
 
+SHARED = Shared(seconds=10.0, repeats=3)
+"""Each served run's length, and the runs of each mode."""
+
+FIGURES = (
+    "plays_s",
+    "p99_ms",
+    "cpu_ms_per_play",
+    "collector_us_per_play",
+    "longest_pause_ms",
+    "longest_full_ms",
+    "rss_before_mb",
+    "rss_after_mb",
+)
+"""A mode's figures, each the median over its runs."""
+
+
+def read_legacy(text: str) -> dict[str, float]:
+    """The figures of the old script's lines (bench/bench_collector.py)."""
+    found: dict[str, float] = {}
+    for mode in MODES:
+        line = re.search(rf"^  {mode} +collections.*$", text, re.MULTILINE)
+        if line is None:
+            continue
+        patterns = {
+            "collections/0": r"gen 0/1/2\) ([\d.]+) /",
+            "collections/1": r"gen 0/1/2\) [\d.]+ / ([\d.]+) /",
+            "collections/2": r"gen 0/1/2\) [\d.]+ / [\d.]+ / ([\d.]+);",
+            "collector_us_per_play": r"in the collector ([\d,.]+) us a play",
+            "longest_pause_ms": r"longest pause ([\d.]+) ms",
+            "longest_full_ms": r"longest full ([\d.]+) ms",
+            "plays_s": r"; ([\d,.]+) plays/s",
+            "p99_ms": r"p99 ([\d.]+) ms",
+            "cpu_ms_per_play": r"CPU ([\d.]+) ms a play",
+            "rss_before_mb": r"memory ([\d.]+) MB before",
+            "rss_after_mb": r"([\d.]+) MB after",
+        }
+        for key, pattern in patterns.items():
+            found |= groups(line.group(0), pattern, [f"{mode}/{key}"])
+    return found
+
+
+LEGACY = Legacy(
+    "bench.bench_collector", read_legacy, names={"seconds": "--seconds", "repeats": "--repeats"}
+)
+"""The old script, bench/bench_collector.py, printed the same lines."""
+
 RECORDER = '''
-"""Records the collections of this process (bench/bench_collector.py)."""
+"""Records the collections of this process (bench/collector.py)."""
 import atexit, gc, os, time
 
 _path = os.environ["BENCH_GC_LOG"] + f".{os.getpid()}"
@@ -114,21 +162,19 @@ def one_run(workdir: Path, mode: str, matches: int, seconds: float, seed: int) -
     }
 
 
-def main(argv: list[str] | None = None) -> None:
-    """Run both modes alternately and print the medians with every run."""
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--seconds", type=float, default=10.0)
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The benchmark's own options."""
     parser.add_argument("--matches", type=int, default=50)
-    parser.add_argument("--json", type=Path)
-    args = parser.parse_args(argv)
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    """Run both modes alternately and print the medians with every run; the medians by mode,
+    and every run."""
     runs: dict[str, list[dict[str, Any]]] = {mode: [] for mode in MODES}
     with tempfile.TemporaryDirectory(prefix="bench-collector-") as tmp:
         for r in range(args.repeats):
             for mode in MODES:
-                print(f"BASRA_API_GC={mode}, repeat {r + 1}", file=sys.stderr, flush=True)
+                say(f"BASRA_API_GC={mode}, repeat {r + 1}")
                 runs[mode].append(one_run(Path(tmp), mode, args.matches, args.seconds, r))
     print(
         f"## The collector under {args.matches} matches, medians of {args.repeats} runs of "
@@ -157,9 +203,13 @@ def main(argv: list[str] | None = None) -> None:
             f"{med('rss_before_mb'):.0f} MB before the load, {med('rss_after_mb'):.0f} MB after "
             f"[{listed('rss_after_mb')}]"
         )
-    if args.json:
-        args.json.write_text(json.dumps(runs, indent=2))
-
-
-if __name__ == "__main__":
-    main()
+    figures: dict[str, Any] = {
+        mode: {key: statistics.median(r[key] for r in rs) for key in FIGURES}
+        | {
+            "collections": {
+                g: statistics.median(r["collections"][g] for r in rs) for g in (0, 1, 2)
+            }
+        }
+        for mode, rs in runs.items()
+    }
+    return figures | {"runs": runs}

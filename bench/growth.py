@@ -11,21 +11,23 @@ answer includes the bot's reply), one at a time, alternating between the sizes i
 ``--round`` plays so that both sizes see the same machine; each play's latency is taken. p50 and
 p99 of every size are printed, with the ratio of each size's to the smallest's.
 
-    .venv/bin/python -m bench.bench_growth [--sizes 1000,100000] [--plays 600] [--round 20] \
+    python -m bench growth [--sizes 1000,100000] [--plays 600] [--round 20] \
         [--postgres URL] [--dir DIR] [--no-maintenance]
+
+PostgreSQL is measured when ``--postgres`` (default ``$BASRA_TEST_POSTGRES``) names a server.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
+import re
 import sqlite3
 import statistics
-import sys
 import tempfile
 import time
 import uuid
 from pathlib import Path
+from typing import Any
 
 from psycopg import sql
 
@@ -33,7 +35,11 @@ from app.config import PostgresSettings
 from app.service import MatchService, utc_now
 from app.store.match_store import MatchStore
 from app.store.postgres import connect, drop_schema
-from bench.bench_scale import new_schema, settings_for
+from bench.before import Legacy
+from bench.harness import say
+from bench.options import Shared
+from bench.servers import new_schema, settings_for
+from bench.stats import quantile
 from domain.commands import CreateMatch
 from domain.fairness import secret_from_text_seed
 from domain.recorded import RecordedEvent
@@ -43,9 +49,25 @@ FILL_BATCH = 1000
 """Matches per transaction while filling."""
 
 
-def say(message: str) -> None:
-    """Progress on stderr."""
-    print(message, file=sys.stderr, flush=True)
+SHARED = Shared(postgres="optional", workdir=True)
+"""The PostgreSQL server (measured when given), and the folder of the SQLite files."""
+
+LINE = r"^  (\w+) +([\d,]+) matches: p50 +([\d.]+) ms  p99 +([\d.]+) ms  p50 x([\d.]+)"
+"""One size's printed line."""
+
+
+def read_legacy(text: str) -> dict[str, float]:
+    """The figures of the old script's lines (bench/bench_growth.py)."""
+    found: dict[str, float] = {}
+    for line in re.finditer(LINE, text, re.MULTILINE):
+        kind, size = line.group(1), line.group(2).replace(",", "")
+        for k, key in enumerate(("p50_ms", "p99_ms", "p50_ratio"), start=3):
+            found[f"{kind}/{size}/{key}"] = float(line.group(k))
+    return found
+
+
+LEGACY = Legacy("bench.bench_growth", read_legacy, names={"postgres": "--postgres", "dir": "--dir"})
+"""The old script, bench/bench_growth.py, printed the same lines."""
 
 
 def filler() -> list[RecordedEvent]:
@@ -128,32 +150,25 @@ def maintain(kind: str, store: MatchStore, settings: PostgresSettings | None) ->
             connection.execute("ANALYZE")
 
 
-def pct(values: list[float], p: float) -> float:
-    """The ``p`` quantile."""
-    data = sorted(values)
-    return data[min(len(data) - 1, int(p * len(data)))]
-
-
-def main(argv: list[str] | None = None) -> None:
-    """Fill, play side by side, print."""
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawTextHelpFormatter
-    )
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The benchmark's own options."""
     parser.add_argument("--sizes", default="1000,100000")
     parser.add_argument("--plays", type=int, default=600)
     parser.add_argument("--round", type=int, default=20)
-    parser.add_argument("--postgres", default=os.environ.get("BASRA_TEST_POSTGRES"))
-    parser.add_argument("--dir", type=Path, default=None)
     parser.add_argument(
         "--no-maintenance",
         action="store_true",
         help="measure right after the bulk fill, without VACUUM ANALYZE / ANALYZE",
     )
-    args = parser.parse_args(argv)
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    """Fill, play side by side, print; the figures by store and size."""
     sizes = sorted(int(x) for x in args.sizes.split(","))
     template = filler()
     kinds = ["sqlite"] + (["postgres"] if args.postgres else [])
     print(f"## A play's latency by stored matches ({args.plays} plays a size, side by side)")
+    figures: dict[str, Any] = {}
     with tempfile.TemporaryDirectory(prefix="bench-growth-", dir=args.dir) as tmp:
         for kind in kinds:
             opened: list[tuple[MatchService, PostgresSettings | None]] = []
@@ -183,9 +198,15 @@ def main(argv: list[str] | None = None) -> None:
                 base = statistics.median(players[0].latencies)
                 for size, player in zip(sizes, players, strict=True):
                     p50 = statistics.median(player.latencies)
+                    p99 = quantile(player.latencies, 0.99)
+                    figures.setdefault(kind, {})[str(size)] = {
+                        "p50_ms": p50,
+                        "p99_ms": p99,
+                        "p50_ratio": p50 / base,
+                    }
                     print(
                         f"  {kind:<8} {size:>9,} matches: p50 {p50:7.2f} ms  "
-                        f"p99 {pct(player.latencies, 0.99):7.2f} ms  p50 x{p50 / base:.2f}",
+                        f"p99 {p99:7.2f} ms  p50 x{p50 / base:.2f}",
                         flush=True,
                     )
             finally:
@@ -193,7 +214,4 @@ def main(argv: list[str] | None = None) -> None:
                     service.close()
                     if settings is not None:
                         drop_schema(settings)
-
-
-if __name__ == "__main__":
-    main()
+    return figures

@@ -12,7 +12,7 @@ One run, on one PostgreSQL and one machine, in this order:
    insert does), to see what serialises the commits.
 4. ``serve``: ``basra serve`` on a fresh SQLite file with one process, and on PostgreSQL (a
    fresh schema each time) with one and with two processes, under the closed loop of the HTTP
-   API benchmark (bench/bench_api.py: practice matches, each loop a play whose answer carries
+   API benchmark (bench/client.py: practice matches, each loop a play whose answer carries
    the bot's reply and the next view) at 50 and 200 concurrent matches: plays per second and
    each play's latency (p50, p99). The abuse limits are off for the load (one client address
    creates hundreds of matches; ``--rate-limit NAME=off``).
@@ -20,9 +20,12 @@ One run, on one PostgreSQL and one machine, in this order:
 Every part runs ``--repeats`` times, interleaved, and the medians are printed with the runs.
 Only 127.0.0.1 is contacted for the servers. Run from the repository root:
 
-    .venv/bin/python -m bench.bench_scale --postgres postgresql://postgres@127.0.0.1:5432/test \
-        [--repeats 3] [--seconds 5] [--serve-seconds 10] [--only raw,store,serve] [--json F] \
-        [--servers uvicorn,granian] [--variants NAME:KEY=V;...] [--before TREE]
+    python -m bench scale --postgres postgresql://postgres@127.0.0.1:5432/test \
+        [--repeats 3] [--seconds 5] [--serve-seconds 10] [--only raw,store,serve] [--json] \
+        [--servers uvicorn,granian] [--variants NAME:KEY=V;...] [--code-before TREE]
+
+``--code-before TREE`` (``--before`` of the old script) serves, and appends with, the code of
+another checkout too, interleaved in every repeat.
 
 ``--only locks`` runs part 3, which the default leaves out.
 """
@@ -31,11 +34,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import itertools
-import json
 import os
-import random
+import re
 import statistics
 import subprocess
 import sys
@@ -43,23 +44,35 @@ import tempfile
 import threading
 import time
 import uuid
-from collections.abc import Awaitable, Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import msgspec
 import psycopg
 
-from app.config import PostgresSettings, parse_database_url
+from app.config import PostgresSettings
 from app.service import utc_now
 from app.store.match_store import MatchStore
-from app.store.postgres import drop_schema, ensure_schema
-from bench.bench_api import HOST, NO_LIMITS, Connection, Practice, free_port, rank_quantile
+from app.store.postgres import ensure_schema
+from bench.before import Legacy, groups
+from bench.client import closed_loop
+from bench.harness import say
+from bench.options import Shared
+from bench.servers import (
+    SERVE_CASES,
+    drop_schema,
+    new_schema,
+    served_case,
+    settings_for,
+    tree_cpu_seconds,
+)
 from domain.commands import CreateMatch
 from domain.events import CardPlayed
 from domain.fairness import secret_from_text_seed
 from domain.recorded import RecordedEvent
 from domain.selfplay import play_match
+
+__all__ = ["MatchStore", "drop_schema", "new_schema", "settings_for", "store_appends"]
 
 CONCURRENCY = (1, 4, 16)
 """Connections (and threads) of the raw and store loops."""
@@ -69,20 +82,40 @@ ROW = b'{"event":{"type":"card_played","seat":0,"card":"10D","captured":["4C","6
 )
 """A raw row about the size of a stored play."""
 
-
-def say(message: str) -> None:
-    """Progress on stderr."""
-    print(message, file=sys.stderr, flush=True)
-
-
-def settings_for(url: str, schema: str) -> PostgresSettings:
-    """The benchmark's PostgreSQL settings in a schema of its own."""
-    return msgspec.structs.replace(parse_database_url(url), schema=schema)
+SHARED = Shared(
+    seconds=5.0, seconds_help="seconds per raw or store loop", repeats=3, postgres="needed"
+)
+"""Each raw and store loop's length, the repeats of every part, the PostgreSQL server."""
 
 
-def new_schema() -> str:
-    """A fresh schema name."""
-    return f"bench_scale_{uuid.uuid4().hex[:10]}"
+def read_legacy(text: str) -> dict[str, float]:
+    """The figures of the old script's report (bench/bench_scale.py)."""
+    found: dict[str, float] = {}
+    for c in CONCURRENCY:
+        found |= groups(text, rf"raw psycopg, {c} connections +([\d,]+) commits/s", [f"raw/{c}"])
+        pattern = rf"^  store\.append, {c} threads +([\d,]+) appends/s"
+        found |= groups(text, pattern, [f"store/{c}"])
+    for line in text.splitlines():
+        served = re.match(
+            r"  (\S+) +([\d,]+) plays/s  p50 +([\d.]+) ms  p99 +([\d.]+) ms"
+            r"(?:  server CPU ([\d.]+) ms/play)?",
+            line,
+        )
+        if served is not None:
+            key = served.group(1)
+            for k, name in enumerate(("plays_s", "p50", "p99", "server_cpu_ms_per_play"), 2):
+                if served.group(k) is not None:
+                    found[f"serve/{key}/{name}"] = float(served.group(k).replace(",", ""))
+    return found
+
+
+LEGACY = Legacy(
+    "bench.bench_scale",
+    read_legacy,
+    names={"seconds": "--seconds", "repeats": "--repeats", "postgres": "--postgres"},
+    renames={"--code-before": "--before"},
+)
+"""The old script, bench/bench_scale.py, printed the same report."""
 
 
 # -- 1. raw commits -----------------------------------------------------------------------------
@@ -198,7 +231,10 @@ def store_appends(store: MatchStore, threads: int, seconds: float) -> float:
 
 
 STORE_IN_TREE = """
-from bench.bench_scale import MatchStore, drop_schema, new_schema, settings_for, store_appends
+try:
+    from bench.scale import MatchStore, drop_schema, new_schema, settings_for, store_appends
+except ImportError:  # a checkout from before the harness
+    from bench.bench_scale import MatchStore, drop_schema, new_schema, settings_for, store_appends
 settings = settings_for({url!r}, new_schema())
 store = MatchStore.postgres(settings)
 try:
@@ -225,219 +261,7 @@ def store_in_tree(tree: Path, url: str, threads: int, seconds: float) -> float:
     return float(done.stdout.split()[-1])
 
 
-# -- 3. served plays ------------------------------------------------------------------------------
-
-
-async def closed_loop(
-    port: int,
-    concurrency: int,
-    seconds: float,
-    seed: int,
-    *,
-    at_start: Callable[[dict[int, Connection]], Awaitable[None]] | None = None,
-    by_client: dict[int, list[float]] | None = None,
-) -> dict[str, float]:
-    """``concurrency`` practice matches playing as fast as they can: plays/s, p50 and p99 (ms),
-    and how many requests failed (a refused or broken request starts a new match).
-
-    ``at_start``: awaited with each client's first connection once every match has started,
-    just before the clock starts. ``by_client``: filled with each client's latencies too."""
-    latencies: list[float] = []
-    errors = 0
-    ready = asyncio.Event()
-    go = asyncio.Event()
-    first: dict[int, Connection] = {}
-    started = 0
-    deadline = 0.0
-
-    async def player(i: int) -> None:
-        nonlocal started, errors
-        conn = Connection(port)
-        rng = random.Random(seed * 1000 + i)
-        match: Practice | None = None
-        first[i] = conn
-        mine = by_client.setdefault(i, []) if by_client is not None else None
-        try:
-            match = Practice(conn, rng)
-            await match.start()
-        finally:
-            started += 1
-            if started == concurrency:
-                ready.set()
-        await go.wait()
-        while time.monotonic() < deadline:
-            try:
-                if match is None or match.ended:
-                    match = Practice(conn, rng)
-                    await match.start()
-                sent = time.perf_counter()
-                await match.play()
-                if time.monotonic() < deadline:
-                    latencies.append((time.perf_counter() - sent) * 1000)
-                    if mine is not None:
-                        mine.append(latencies[-1])
-            except (AssertionError, OSError, asyncio.IncompleteReadError):
-                errors += 1
-                match = None
-                with contextlib.suppress(Exception):
-                    await conn.close()
-                conn = Connection(port)
-        with contextlib.suppress(Exception):
-            await conn.close()
-
-    tasks = [asyncio.create_task(player(i)) for i in range(concurrency)]
-    await ready.wait()
-    if at_start is not None:
-        await at_start(first)
-    deadline = time.monotonic() + seconds
-    go.set()
-    await asyncio.gather(*tasks)
-    data = sorted(latencies)
-    return {
-        "plays_s": round(len(data) / seconds, 1),
-        "p50": round(rank_quantile(data, 0.5), 1),
-        "p99": round(rank_quantile(data, 0.99), 1),
-        "errors": errors,
-    }
-
-
-def _process_stats() -> dict[int, tuple[int, float]]:
-    """pid -> (parent pid, CPU seconds of user + system, every thread) of every process, from
-    ``/proc`` (Linux; a process that cannot be read is left out)."""
-    tick = os.sysconf("SC_CLK_TCK")
-    stats: dict[int, tuple[int, float]] = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        stats[int(entry.name)] = (int(fields[1]), (int(fields[11]) + int(fields[12])) / tick)
-    return stats
-
-
-def _tree(pid: int, stats: dict[int, tuple[int, float]]) -> set[int]:
-    """``pid`` and every process below it in ``stats``."""
-    tree = {pid}
-    grew = True
-    while grew:
-        grown = tree | {child for child, (parent, _) in stats.items() if parent in tree}
-        grew = grown != tree
-        tree = grown
-    return tree
-
-
-def process_tree(pid: int) -> set[int]:
-    """Process ``pid`` and its descendants (Linux, from ``/proc``)."""
-    return _tree(pid, _process_stats())
-
-
-def tree_cpu_seconds(pid: int) -> float:
-    """CPU time (user + system, every thread) of process ``pid`` and its descendants, from
-    ``/proc`` (Linux; 0.0 where it cannot be read)."""
-    stats = _process_stats()
-    return sum(stats[p][1] for p in _tree(pid, stats) if p in stats)
-
-
-async def wait_healthy(port: int, process: subprocess.Popen[bytes], seconds: float) -> None:
-    """Wait for ``/health`` to answer 200 (a loaded machine starts two workers slowly)."""
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"the server exited with {process.returncode}")
-        conn = Connection(port)
-        try:
-            status, _ = await conn.request("GET", "/health")
-            if status == 200:
-                return
-        except OSError:
-            await asyncio.sleep(0.2)
-        finally:
-            await conn.close()
-    raise RuntimeError("the server did not start")
-
-
-@contextlib.contextmanager
-def served(
-    workdir: Path,
-    workers: int,
-    database_url: str | None,
-    env_extra: dict[str, str],
-    tree: Path | None = None,
-    server: str = "uvicorn",
-    serve_args: Sequence[str] = (),
-) -> Iterator[tuple[int, int]]:
-    """``basra serve`` on a fresh SQLite file, or on ``database_url``; its port and pid.
-
-    ``tree``: run the server from another checkout of the code (an earlier commit), for
-    before/after. ``serve_args``: more options of ``basra serve``."""
-    port = free_port()
-    env = dict(os.environ) | env_extra
-    if tree is not None:
-        env["PYTHONPATH"] = str(tree)
-    for name in list(env):
-        if name.startswith("POSTGRES_") or name == "BASRA_DATABASE_URL":
-            del env[name]
-    env["BASRA_READMODELS"] = str(workdir / f"readmodels-{port}.sqlite3")
-    command = [sys.executable, "-m", "cli.main", "serve", "--host", HOST, "--port", str(port)]
-    command += ["--workers", str(workers), "--server", server]
-    command += serve_args
-    if database_url is None:
-        command += ["--db", str(workdir / f"api-{port}.db")]
-    else:
-        command += ["--database-url", database_url]
-    command += [arg for name in NO_LIMITS for arg in ("--rate-limit", f"{name}=off")]
-    log_path = workdir / f"serve-{port}.log"
-    with log_path.open("wb") as log:
-        process = subprocess.Popen(
-            command, env=env, stdout=log, stderr=subprocess.STDOUT, cwd=tree or Path.cwd()
-        )
-        try:
-            try:
-                asyncio.run(wait_healthy(port, process, 180))
-            except RuntimeError:
-                tail = log_path.read_text(errors="replace")[-2000:]
-                raise RuntimeError(f"basra serve did not start:\n{tail}") from None
-            yield port, process.pid
-        finally:
-            process.terminate()
-            try:
-                process.wait(20)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
-
-
-SERVE_CASES = (("sqlite-1", None, 1), ("pg-1", "pg", 1), ("pg-2", "pg", 2))
-"""(label, store, processes) of the served runs."""
-
-
-@contextlib.contextmanager
-def served_case(
-    workdir: Path,
-    case: tuple[str, str | None, int],
-    postgres: str | None,
-    env_extra: dict[str, str],
-    tree: Path | None = None,
-    server: str = "uvicorn",
-    serve_args: Sequence[str] = (),
-) -> Iterator[tuple[int, int]]:
-    """``served`` for one of ``SERVE_CASES``: on PostgreSQL in a fresh schema of ``postgres``,
-    dropped afterwards."""
-    _, store, workers = case
-    settings = None
-    url = None
-    if store == "pg":
-        assert postgres is not None
-        settings = settings_for(postgres, new_schema())
-        url = f"{postgres}?schema={settings.schema}"
-    try:
-        with served(workdir, workers, url, env_extra, tree, server, serve_args) as running:
-            yield running
-    finally:
-        if settings is not None:
-            drop_schema(settings)
+# -- 4. served plays ------------------------------------------------------------------------------
 
 
 def serve_case(
@@ -497,14 +321,8 @@ def median_line(label: str, runs: list[float], unit: str, base: float | None = N
     return f"  {label:<34} {median:>9,.0f} {unit}{ratio}  [{listed}]"
 
 
-def main(argv: list[str] | None = None) -> None:
-    """Run the parts asked for and print the medians."""
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawTextHelpFormatter
-    )
-    parser.add_argument("--postgres", default=os.environ.get("BASRA_TEST_POSTGRES"))
-    parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--seconds", type=float, default=5.0, help="per raw/store loop")
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The benchmark's own options."""
     parser.add_argument("--serve-seconds", type=float, default=10.0, help="per served run")
     parser.add_argument("--loads", default="50,200", help="concurrent matches of served runs")
     parser.add_argument("--only", default="raw,store,serve")
@@ -523,15 +341,20 @@ def main(argv: list[str] | None = None) -> None:
         help="ASGI servers to compare, interleaved in each run (uvicorn,granian)",
     )
     parser.add_argument(
-        "--before",
+        "--code-before",
         type=Path,
         default=None,
         help="also serve from this checkout (e.g. git archive of an earlier commit), interleaved",
     )
-    parser.add_argument("--json", type=Path, default=None, help="also write the results here")
-    args = parser.parse_args(argv)
-    if not args.postgres:
-        parser.error("--postgres URL (or BASRA_TEST_POSTGRES) is needed")
+
+
+def medians(runs: dict[Any, list[float]]) -> dict[str, float]:
+    """Each key's median (keys with no runs left out)."""
+    return {str(key): statistics.median(values) for key, values in runs.items() if values}
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    """Run the parts asked for and print the medians; the medians, and every run."""
     parts = set(args.only.split(","))
     results: dict[str, Any] = {}
 
@@ -557,9 +380,11 @@ def main(argv: list[str] | None = None) -> None:
                     finally:
                         store.close()
                         drop_schema(settings)
-                    if args.before is not None:
-                        say(f"store appends of {args.before} on {c} threads, repeat {r + 1}")
-                        before[c].append(store_in_tree(args.before, args.postgres, c, args.seconds))
+                    if args.code_before is not None:
+                        say(f"store appends of {args.code_before} on {c} threads, repeat {r + 1}")
+                        before[c].append(
+                            store_in_tree(args.code_before, args.postgres, c, args.seconds)
+                        )
         print(f"## PostgreSQL commits, medians of {args.repeats} runs of {args.seconds:g} s")
         for c in CONCURRENCY:
             base = statistics.median(raw[c]) if raw[c] else None
@@ -570,9 +395,10 @@ def main(argv: list[str] | None = None) -> None:
             if before[c]:
                 label = f"before: store.append, {c} threads"
                 print(median_line(label, before[c], "appends/s", base))
-        results["raw"] = {str(c): v for c, v in raw.items()}
-        results["store"] = {str(c): v for c, v in appends.items()}
-        results["store_before"] = {str(c): v for c, v in before.items()}
+        results["raw"] = medians(raw)
+        results["store"] = medians(appends)
+        results["store_before"] = medians(before)
+        results["runs"] = {"raw": raw, "store": appends, "store_before": before}
 
     if "locks" in parts:
         kinds = ("plain", "notify", "lock", "lock+notify")
@@ -590,7 +416,8 @@ def main(argv: list[str] | None = None) -> None:
         print(f"## What serialises commits, medians of {args.repeats} runs of {args.seconds:g} s")
         for label, rates in rates_by.items():
             print(median_line(label, rates, "commits/s"))
-        results["locks"] = rates_by
+        results["locks"] = medians(rates_by)
+        results.setdefault("runs", {})["locks"] = rates_by
 
     if "serve" in parts:
         cases = [c for c in SERVE_CASES if c[0] in args.cases.split(",")]
@@ -602,7 +429,9 @@ def main(argv: list[str] | None = None) -> None:
             for r in range(args.repeats):
                 for load in loads:
                     for case in cases:
-                        trees = [(None, "")] + ([(args.before, "before:")] if args.before else [])
+                        trees = [(None, "")] + (
+                            [(args.code_before, "before:")] if args.code_before else []
+                        )
                         for (tree, prefix), (name, variant), server in itertools.product(
                             trees, variants, servers
                         ):
@@ -625,10 +454,12 @@ def main(argv: list[str] | None = None) -> None:
                 f"  {key:<30} {plays:>7,.0f} plays/s  p50 {p50:6.1f} ms  p99 {p99:6.1f} ms"
                 f"  server CPU {cpu:.2f} ms/play  [plays/s / p99: {listed}]  failed: {errors}"
             )
-        results["serve"] = runs
-    if args.json is not None:
-        args.json.write_text(json.dumps(results, indent=2))
-
-
-if __name__ == "__main__":
-    main()
+            results.setdefault("serve", {})[key] = {
+                "plays_s": plays,
+                "p50": p50,
+                "p99": p99,
+                "server_cpu_ms_per_play": cpu,
+                "errors": errors,
+            }
+        results.setdefault("runs", {})["serve"] = runs
+    return results
