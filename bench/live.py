@@ -10,11 +10,12 @@ the person's ``card_played`` (its SSE id is the seq the play was made at + 1).
 
 Printed: p50, p90, p99 and max of (feed arrival − answer from A), and of (feed arrival − request
 sent), over all plays of all ``--repeats``. A negative first figure means the feed was faster
-than the answer. ``--before DIR`` runs the same from another checkout of the code (an earlier
-commit) in the same run, interleaved. Only 127.0.0.1 is contacted. Run from the repository root:
+than the answer. ``--code-before DIR`` (``--before`` of the old script) runs the same from
+another checkout of the code (an earlier commit) in the same run, interleaved. Only 127.0.0.1
+is contacted. Run from the repository root:
 
-    .venv/bin/python -m bench.bench_live --postgres postgresql://postgres@127.0.0.1:5432/test \
-        [--matches 20] [--rate 20] [--seconds 15] [--repeats 3] [--before DIR]
+    python -m bench live --postgres postgresql://postgres@127.0.0.1:5432/test \
+        [--matches 20] [--rate 20] [--seconds 15] [--repeats 3] [--code-before DIR]
 """
 
 from __future__ import annotations
@@ -22,17 +23,55 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import os
 import random
+import re
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
-from app.store.postgres import drop_schema
-from bench.bench_api import HOST, Connection, Practice
-from bench.bench_scale import new_schema, served, settings_for
+from bench.before import Legacy, groups
+from bench.client import HOST, Connection, Practice
+from bench.harness import say
+from bench.options import Shared
+from bench.servers import fresh_schema, served
+from bench.stats import quantile
+
+SHARED = Shared(seconds=15.0, repeats=3, postgres="needed")
+"""Each run's length, the runs, the PostgreSQL server."""
+
+SPREAD = ("p50", "p90", "p99", "max")
+"""The figures of a latency's spread."""
+
+
+def read_legacy(text: str) -> dict[str, float]:
+    """The figures of the old script's report (bench/bench_live.py)."""
+    found: dict[str, float] = {}
+    numbers = r"p50 +([\d.-]+)  p90 +([\d.-]+)  p99 +([\d.-]+)  max +([\d.-]+) ms"
+    for block in re.split(r"\n(?=  \S)", text):
+        head = re.match(r"  (\w+) +(\d+) plays", block)
+        if head is None:
+            continue
+        label = head.group(1)
+        found[f"{label}/plays"] = float(head.group(2))
+        for part, title in (
+            ("after_answer", "after A's answer:"),
+            ("after_request", "after the request:"),
+        ):
+            keys = [f"{label}/{part}/{key}" for key in SPREAD]
+            found |= groups(block, re.escape(title) + " +" + numbers, keys)
+        found |= groups(block, r"median play answer: ([\d.-]+) ms", [f"{label}/median_answer_ms"])
+    return found
+
+
+LEGACY = Legacy(
+    "bench.bench_live",
+    read_legacy,
+    names={"seconds": "--seconds", "repeats": "--repeats", "postgres": "--postgres"},
+    renames={"--code-before": "--before"},
+)
+"""The old script, bench/bench_live.py, printed the same report."""
 
 
 class Feed:
@@ -117,7 +156,7 @@ async def one_run(
         await conn.close()
     missing = sum(1 for f, s, _, _ in plays if s not in f.arrived)
     if missing:
-        print(f"  {missing} of {len(plays)} plays never reached the feed", file=sys.stderr)
+        say(f"  {missing} of {len(plays)} plays never reached the feed")
     return [
         ((f.arrived[s] - answered) * 1000, (f.arrived[s] - sent) * 1000)
         for f, s, sent, answered in plays
@@ -125,60 +164,57 @@ async def one_run(
     ]
 
 
-def pcts(values: list[float]) -> str:
+def spread(values: list[float]) -> dict[str, float]:
     """p50, p90, p99 and max."""
-    data = sorted(values)
+    return {
+        "p50": quantile(values, 0.5),
+        "p90": quantile(values, 0.9),
+        "p99": quantile(values, 0.99),
+        "max": max(values, default=0.0),
+    }
 
-    def at(p: float) -> float:
-        return data[min(len(data) - 1, int(p * len(data)))]
 
-    return f"p50 {at(0.5):7.1f}  p90 {at(0.9):7.1f}  p99 {at(0.99):7.1f}  max {data[-1]:7.1f} ms"
+def shown(figures: dict[str, float]) -> str:
+    """A spread as printed."""
+    return "  ".join(f"{key} {figures[key]:7.1f}" for key in SPREAD) + " ms"
 
 
-def main(argv: list[str] | None = None) -> None:
-    """Run and print."""
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawTextHelpFormatter
-    )
-    parser.add_argument("--postgres", default=os.environ.get("BASRA_TEST_POSTGRES"))
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The benchmark's own options."""
     parser.add_argument("--matches", type=int, default=20)
     parser.add_argument("--rate", type=float, default=20.0, help="plays per second, all matches")
-    parser.add_argument("--seconds", type=float, default=15.0)
-    parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--before", type=Path, default=None)
-    args = parser.parse_args(argv)
-    if not args.postgres:
-        parser.error("--postgres URL (or BASRA_TEST_POSTGRES) is needed")
+    parser.add_argument("--code-before", type=Path, default=None)
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    """Run and print; the figures by side (``now``, ``before``)."""
     results: dict[str, list[tuple[float, float]]] = {}
-    trees = [(None, "now")] + ([(args.before, "before")] if args.before else [])
+    trees = [(None, "now")] + ([(args.code_before, "before")] if args.code_before else [])
     with tempfile.TemporaryDirectory(prefix="bench-live-") as tmp:
         for r in range(args.repeats):
             for tree, label in trees:
-                schema = new_schema()
-                settings = settings_for(args.postgres, schema)
-                url = f"{args.postgres}?schema={schema}"
-                print(f"{label}: repeat {r + 1}", file=sys.stderr, flush=True)
-                try:
-                    with (
-                        served(Path(tmp), 1, url, {}, tree) as (a, _),
-                        served(Path(tmp), 1, url, {}, tree) as (b, _),
-                    ):
-                        run = asyncio.run(
-                            one_run(a, b, args.matches, args.rate, args.seconds, seed=r)
-                        )
-                    results.setdefault(label, []).extend(run)
-                finally:
-                    drop_schema(settings)
+                say(f"{label}: repeat {r + 1}")
+                with (
+                    fresh_schema(args.postgres) as (url, _),
+                    served(Path(tmp), 1, url, {}, tree) as (a, _),
+                    served(Path(tmp), 1, url, {}, tree) as (b, _),
+                ):
+                    run = asyncio.run(one_run(a, b, args.matches, args.rate, args.seconds, seed=r))
+                results.setdefault(label, []).extend(run)
     print(
         f"## A play on process A reaching a feed on process B ({args.matches} matches, "
         f"{args.rate:g} plays/s, {args.repeats} x {args.seconds:g} s)"
     )
+    figures: dict[str, Any] = {}
     for label, found in results.items():
+        figures[label] = {
+            "plays": len(found),
+            "after_answer": spread([a for a, _ in found]),
+            "after_request": spread([s for _, s in found]),
+            "median_answer_ms": statistics.median(s - a for a, s in found) if found else 0.0,
+        }
         print(f"  {label:<7} {len(found)} plays")
-        print(f"    after A's answer:  {pcts([a for a, _ in found])}")
-        print(f"    after the request: {pcts([s for _, s in found])}")
-        print(f"    median play answer: {statistics.median(s - a for a, s in found):.1f} ms")
-
-
-if __name__ == "__main__":
-    main()
+        print(f"    after A's answer:  {shown(figures[label]['after_answer'])}")
+        print(f"    after the request: {shown(figures[label]['after_request'])}")
+        print(f"    median play answer: {figures[label]['median_answer_ms']:.1f} ms")
+    return figures

@@ -9,19 +9,18 @@ Every finished match is then verified (``GET /matches/{id}/verification``) and t
 printed: matches, raced pairs, pairs where both plays landed (the loser decided again), matches
 verifying, matches with a record time stepping back inside an intact chain, and failures.
 
-Run from the repository root (``--before TREE`` serves another checkout, e.g. an earlier
-commit made with ``git worktree add``, for the figure before a change):
+Run from the repository root (``--code-before TREE``, ``--before`` of the old script, serves
+another checkout instead, e.g. an earlier commit made with ``git worktree add``, for the figure
+before a change; ``--json`` prints every match's figures too):
 
-    .venv/bin/python -m bench.bench_race --postgres postgresql://postgres@127.0.0.1:5432/test \
-        [--matches 200] [--parallel 8] [--target 1] [--before TREE] [--json FILE]
+    python -m bench race --postgres postgresql://postgres@127.0.0.1:5432/test \
+        [--matches 200] [--parallel 8] [--target 1] [--code-before TREE] [--json]
 """
 
 from __future__ import annotations
 
 import argparse
 import concurrent.futures
-import json
-import sys
 import tempfile
 import threading
 import time
@@ -31,9 +30,40 @@ from typing import Any, TypedDict
 
 import httpx
 
-from app.store.postgres import drop_schema
-from bench.bench_api import HOST
-from bench.bench_scale import new_schema, say, served, settings_for
+from bench.before import Legacy, figures
+from bench.client import HOST
+from bench.harness import say
+from bench.options import Shared
+from bench.servers import fresh_schema, served
+
+SHARED = Shared(postgres="needed")
+"""The PostgreSQL server."""
+
+PATTERNS = {
+    "matches": r"^matches raced: (\d+)",
+    "seconds": r"^matches raced: \d+ in (\d+) s",
+    "pairs": r"^raced pairs: (\d+)",
+    "both_landed": r"^pairs where both plays landed .*: (\d+)",
+    "verifying": r"^matches verifying: (\d+)",
+    "inverted": r"^matches with a record time stepping back .*: (\d+)",
+    "here_ok": r"^verified by this checkout: (\d+)",
+    "here_inverted": r"^verified by this checkout: .* ok, (\d+) of them",
+}
+"""The printed figures."""
+
+
+def read_legacy(text: str) -> dict[str, float]:
+    """The figures of the old script's report (bench/bench_race.py)."""
+    return figures(text, PATTERNS)
+
+
+LEGACY = Legacy(
+    "bench.bench_race",
+    read_legacy,
+    names={"postgres": "--postgres"},
+    renames={"--code-before": "--before"},
+)
+"""The old script, bench/bench_race.py, printed the same report."""
 
 
 class MatchRace(TypedDict):
@@ -124,31 +154,28 @@ def verify_here(database_url: str, match_ids: list[str]) -> tuple[int, int]:
     return sum(r.ok for r in results), sum(1 for r in results if r.ok and r.inverted_times)
 
 
-def main(argv: list[str] | None = None) -> None:
-    """Serve two processes, race the matches, print the figures."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--postgres", required=True, help="a PostgreSQL URL (a schema is made)")
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The benchmark's own options."""
     parser.add_argument("--matches", type=int, default=200, help="matches raced (200)")
     parser.add_argument("--parallel", type=int, default=8, help="matches raced at once (8)")
     parser.add_argument("--target", type=int, default=1, help="each match's target (1: a round)")
-    parser.add_argument("--before", type=Path, help="serve this checkout instead (PYTHONPATH)")
-    parser.add_argument("--json", type=Path, help="also write every match's figures here")
+    parser.add_argument("--code-before", type=Path, help="serve this checkout instead (PYTHONPATH)")
     parser.add_argument(
         "--verify-here",
         action="store_true",
-        help="also verify every stored match with this checkout's verify (with --before: how the"
-        " matches the code before stored read today)",
+        help="also verify every stored match with this checkout's verify (with --code-before: how"
+        " the matches the code before stored read today)",
     )
-    args = parser.parse_args(argv)
 
-    settings = settings_for(args.postgres, new_schema())
-    url = f"{args.postgres}?schema={settings.schema}"
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    """Serve two processes, race the matches, print the figures; them and every match's."""
     started = time.perf_counter()
     races: list[MatchRace] = []
-    try:
+    with fresh_schema(args.postgres) as (url, settings):
         with tempfile.TemporaryDirectory() as folder, ExitStack() as stack:
             ports = [
-                stack.enter_context(served(Path(folder), 1, url, {}, args.before))[0]
+                stack.enter_context(served(Path(folder), 1, url, {}, args.code_before))[0]
                 for _ in range(2)
             ]
             urls = (f"http://{HOST}:{ports[0]}", f"http://{HOST}:{ports[1]}")
@@ -161,11 +188,9 @@ def main(argv: list[str] | None = None) -> None:
                         say(f"{done}/{args.matches} matches raced")
         if args.verify_here:
             here = verify_here(url, [r["match_id"] for r in races])
-    finally:
-        drop_schema(settings)
     elapsed = time.perf_counter() - started
     verifying = sum(r["ok"] for r in races)
-    print(f"code: {args.before or 'this checkout'}")
+    print(f"code: {args.code_before or 'this checkout'}")
     print(f"matches raced: {len(races)} in {elapsed:.0f} s ({args.parallel} at once)")
     print(f"raced pairs: {sum(r['pairs'] for r in races)}")
     print(
@@ -184,10 +209,14 @@ def main(argv: list[str] | None = None) -> None:
             f"verified by this checkout: {here[0]} of {len(races)} ok,"
             f" {here[1]} of them with a record time stepping back inside an intact chain"
         )
-    if args.json is not None:
-        args.json.write_text(json.dumps(races, indent=1))
-    sys.exit(0)
-
-
-if __name__ == "__main__":
-    main()
+    result: dict[str, Any] = {
+        "matches": len(races),
+        "seconds": elapsed,
+        "pairs": sum(r["pairs"] for r in races),
+        "both_landed": sum(r["both_landed"] for r in races),
+        "verifying": verifying,
+        "inverted": sum(1 for r in races if r["inverted"]),
+    }
+    if args.verify_here:
+        result |= {"here_ok": here[0], "here_inverted": here[1]}
+    return result | {"races": races}

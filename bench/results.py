@@ -3,9 +3,11 @@ under load with 100,000 rated players, on a SQLite store on this machine.
 
 Run from the repository root:
 
-    .venv/bin/python -m bench.bench_results [--matches 100000] [--plays 48] [--repeats 3]
-        [--duration 10] [--concurrency 1,8,32] [--rates 100,200,400] [--before DIR] [--every]
+    python -m bench results [--matches 100000] [--plays 48] [--repeats 3]
+        [--seconds 10] [--concurrency 1,8,32] [--rates 100,200,400] [--code-before DIR] [--every]
         [--apply-only] [--dir DIR] [--reuse]
+
+(``--seconds`` and ``--code-before`` were ``--duration`` and ``--before`` in the old script.)
 
 1. Generated streams, written straight into a fresh store in bulk: ``--matches`` finished
    2-seat matches between registered players (``match_created``, two ``seat_taken``, a round
@@ -14,13 +16,13 @@ Run from the repository root:
    every player is rated. End times one second apart.
 2. Applying their results: ``Results.catch_up`` from an empty file, each run in a fresh process,
    reading only ``match_created``, ``seat_taken`` and ``match_ended`` from the log (as it runs);
-   with ``--before DIR`` (a tree of earlier code, e.g. ``git archive COMMIT app domain | tar -x
+   with ``--code-before DIR`` (a tree of earlier code, e.g. ``git archive COMMIT app domain | tar -x
    -C DIR``) the same with that code, on a copy of the store without the topic index (which
    earlier code never made), the runs interleaved; with ``--every``, the projection made to read
    every entry of the log. Matches per second, median of ``--repeats`` runs each. Goal: 5,000
    matches/s.
 3. ``basra serve`` over that store (one process, every abuse limit off) with the results
-   caught up, then ``--concurrency`` keep-alive clients for ``--duration`` seconds each,
+   caught up, then ``--concurrency`` keep-alive clients for ``--seconds`` each,
    half of them asking ``GET /players/{id}`` of random rated players, half walking ``GET
    /ladder`` page by page (20 a page, following ``next``); latency p50/p99 per route. Goal: p99
    <= 10 ms. With ``--rates``, also an open loop at each rate (requests arriving on their own
@@ -36,17 +38,15 @@ import asyncio
 import json
 import os
 import random
+import re
 import sqlite3
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from typing import Any
 
 import msgspec
 from eventsourcing.persistence import StoredEvent
@@ -55,7 +55,12 @@ from app.config import readmodel_path
 from app.readmodels.results import Results, results_path
 from app.store.match_store import TOPIC_INDEX, MatchStore
 from app.store.player_store import PlayerStore
-from bench.bench_api import HOST, NO_LIMITS, Connection, _wait_healthy, free_port
+from bench.before import Legacy, groups
+from bench.client import Connection
+from bench.harness import say
+from bench.options import Shared
+from bench.servers import served
+from bench.stats import quantile
 from domain.events import (
     CardPlayed,
     CardsDealt,
@@ -81,9 +86,56 @@ CHUNK = 2000
 """Matches written per transaction while generating."""
 
 
-def say(message: str) -> None:
-    """Progress on stderr."""
-    print(message, file=sys.stderr, flush=True)
+SHARED = Shared(
+    seconds=10.0,
+    seconds_help="seconds of each load",
+    repeats=3,
+    repeats_help="runs of each application of the log",
+    workdir=True,
+    names={"seconds": ("--duration",)},
+)
+"""The load's length, the applications' runs, the folder of the store."""
+
+LATENCY = r"p50 ([\d.]+) ms, p99 ([\d.]+) ms, max ([\d.]+) ms"
+"""A route's printed latencies."""
+
+
+def read_legacy(text: str) -> dict[str, float]:
+    """The figures of the old script's report (bench/bench_results.py)."""
+    found: dict[str, float] = {}
+    for name, start in (
+        ("needed", "reading 3 kinds"),
+        ("before", "the code of"),
+        ("every", "this code made"),
+    ):
+        pattern = (
+            rf"^  {start}.*: (\d+) entries read, median ([\d.]+) s of .*, ([\d,]+) matches/s;"
+            r" CPU median ([\d.]+) s"
+        )
+        keys = ["entries", "median_s", "matches_per_s", "cpu_s"]
+        found |= groups(text, pattern, [f"apply/{name}/{key}" for key in keys])
+    for line in re.finditer(
+        r"^ +(\d+) client\(s\) (\w+) +(\d+) requests, ([\d,]+)/s, " + LATENCY, text, re.M
+    ):
+        names = ("requests", "per_s", "p50_ms", "p99_ms", "max_ms")
+        for k, key in enumerate(names, start=3):
+            found[f"load/{line.group(1)}/{line.group(2)}/{key}"] = float(
+                line.group(k).replace(",", "")
+            )
+    for line in re.finditer(r"^ +(\d+)/s offered  (\w+) +(\d+) requests, " + LATENCY, text, re.M):
+        open_names = ("requests", "p50_ms", "p99_ms", "max_ms")
+        for k, key in enumerate(open_names, start=3):
+            found[f"load/open/{line.group(1)}/{line.group(2)}/{key}"] = float(line.group(k))
+    return found
+
+
+LEGACY = Legacy(
+    "bench.bench_results",
+    read_legacy,
+    names={"seconds": "--duration", "repeats": "--repeats", "dir": "--dir"},
+    renames={"--code-before": "--before"},
+)
+"""The old script, bench/bench_results.py, printed the same report."""
 
 
 def _match(n: int, a: str, b: str, plays: int, rng: random.Random) -> list[RecordedEvent]:
@@ -201,39 +253,6 @@ def without_topic_index(db: Path, copy: Path) -> None:
         target.execute(f"DROP INDEX IF EXISTS {TOPIC_INDEX}")
 
 
-@contextmanager
-def serve(db: Path, workdir: Path) -> Iterator[int]:
-    """``basra serve`` over ``db`` with every abuse limit off; its port; stopped after."""
-    port = free_port()
-    env = {k: v for k, v in os.environ.items() if not k.startswith("POSTGRES_")}
-    env.pop("BASRA_DATABASE_URL", None)
-    env.pop("BASRA_READMODELS", None)
-    command = [sys.executable, "-m", "cli.main", "serve", "--host", HOST, "--port", str(port)]
-    command += ["--db", str(db), "--no-access-log"]
-    command += [arg for name in NO_LIMITS for arg in ("--rate-limit", f"{name}=off")]
-    log = (workdir / f"serve-{port}.log").open("wb")
-    process = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT)
-    try:
-        # A server reads the whole log at start (the turn clock's recovery): wait long enough.
-        deadline = time.monotonic() + 900
-        while True:
-            try:
-                asyncio.run(_wait_healthy(port, process))
-                break
-            except RuntimeError:
-                if process.poll() is not None or time.monotonic() > deadline:
-                    raise
-        yield port
-    finally:
-        process.terminate()
-        try:
-            process.wait(15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-        log.close()
-
-
 async def load(port: int, ids: list[str], clients: int, duration: float) -> dict[str, list[float]]:
     """``clients`` connections for ``duration`` s: half profiles, half ladder pages."""
     latencies: dict[str, list[float]] = {"profile": [], "ladder": []}
@@ -316,37 +335,39 @@ async def paced(port: int, ids: list[str], rate: float, duration: float) -> dict
     return latencies
 
 
-def _pct(values: list[float], p: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(p / 100 * len(ordered)))] * 1000
+def latencies_ms(values: list[float]) -> dict[str, float]:
+    """p50, p99 and max of latencies in seconds, in ms."""
+    return {
+        "p50_ms": quantile(values, 0.5) * 1000,
+        "p99_ms": quantile(values, 0.99) * 1000,
+        "max_ms": max(values, default=0.0) * 1000,
+    }
 
 
-def main(argv: list[str] | None = None) -> None:
-    """Run the benchmark and print the figures."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The benchmark's own options."""
     parser.add_argument("--matches", type=int, default=100_000)
     parser.add_argument("--plays", type=int, default=48)
-    parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--duration", type=float, default=10.0)
     parser.add_argument("--concurrency", default="1,8,32")
     parser.add_argument(
         "--rates", default="", help="also an open loop at these requests/s, e.g. 100,200,400"
     )
-    parser.add_argument("--before", type=Path, default=None, help="a tree of earlier code")
+    parser.add_argument("--code-before", type=Path, default=None, help="a tree of earlier code")
     parser.add_argument("--every", action="store_true", help="also read every entry")
     parser.add_argument("--apply-only", action="store_true", help="skip the load part")
-    parser.add_argument("--dir", type=Path, default=None)
     parser.add_argument(
         "--reuse", action="store_true", help="load only, on the store already in --dir"
     )
-    args = parser.parse_args(argv)
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    """Run the benchmark and print the figures; them by part."""
     workdir = args.dir or Path(tempfile.mkdtemp(prefix="bench-results-"))
     workdir.mkdir(parents=True, exist_ok=True)
     db = workdir / "basra.db"
     if args.reuse:
         ids = [f"p-{k:032x}" for k in range(args.matches)]
-        run_load(db, workdir, ids, args)
-        return
+        return {"load": run_load(db, workdir, ids, args)}
     for suffix in ("", "-wal", "-shm"):
         Path(f"{db}{suffix}").unlink(missing_ok=True)
 
@@ -360,16 +381,16 @@ def main(argv: list[str] | None = None) -> None:
 
     here = Path(__file__).resolve().parent.parent
     variants: list[tuple[str, Path, Path, bool]] = [("needed", here, db, False)]
-    if args.before is not None:
+    if args.code_before is not None:
         old_db = workdir / "basra-before.db"
         say("copying the store without the topic index for the code before")
         without_topic_index(db, old_db)
-        variants.append(("before", args.before.resolve(), old_db, False))
+        variants.append(("before", args.code_before.resolve(), old_db, False))
     if args.every:
         variants.append(("every", here, db, True))
     labels = {
         "needed": "reading 3 kinds of entry (this code)",
-        "before": f"the code of {args.before} (3 kinds, no topic index)",
+        "before": f"the code of {args.code_before} (3 kinds, no topic index)",
         "every": "this code made to read every entry",
     }
     runs: dict[str, list[float]] = {name: [] for name, *_ in variants}
@@ -384,9 +405,16 @@ def main(argv: list[str] | None = None) -> None:
             cpus[name].append(cpu)
             read[name] = count
     print(f"results projection: {args.matches} finished matches, {log_entries} log entries")
+    figures: dict[str, Any] = {"log_entries": log_entries, "apply": {}}
     print(f"  load average before the load part: {os.getloadavg()}")
     for name, *_ in variants:
         med, cpu = statistics.median(runs[name]), statistics.median(cpus[name])
+        figures["apply"][name] = {
+            "entries": read[name],
+            "median_s": med,
+            "matches_per_s": args.matches / med,
+            "cpu_s": cpu,
+        }
         print(
             f"  {labels[name]}: {read[name]} entries read, median {med:.2f} s of"
             f" {len(runs[name])} runs ({', '.join(f'{r:.2f}' for r in runs[name])}),"
@@ -398,11 +426,13 @@ def main(argv: list[str] | None = None) -> None:
         print(f"  {name} / this code: {ratio:.2f}x the wall time")
 
     if not args.apply_only:
-        run_load(db, workdir, ids, args)
+        figures["load"] = run_load(db, workdir, ids, args)
+    return figures
 
 
-def run_load(db: Path, workdir: Path, ids: list[str], args: argparse.Namespace) -> None:
-    """Part 3: the routes under load on a real server over ``db``."""
+def run_load(db: Path, workdir: Path, ids: list[str], args: argparse.Namespace) -> dict[str, Any]:
+    """Part 3: the routes under load on a real server over ``db``; the figures by clients (and
+    by offered rate) and route."""
     store = MatchStore.sqlite(db)
     live_path = results_path(readmodel_path(store.config, {}))
     store.close()
@@ -415,29 +445,38 @@ def run_load(db: Path, workdir: Path, ids: list[str], args: argparse.Namespace) 
     warm.close()
     store.close()
     print(f"load: {rated} rated players on the ladder")
-    with serve(db, workdir) as port:
+    figures: dict[str, Any] = {"rated": rated}
+    # A server reads the whole log at start (the turn clock's recovery): wait long enough.
+    serving = served(
+        workdir, db=db, readmodels=False, serve_args=["--no-access-log"], start_seconds=900
+    )
+    with serving as (port, _):
         asyncio.run(load(port, ids, 2, 2.0))  # warm-up
         for clients in (int(c) for c in args.concurrency.split(",")):
-            say(f"load with {clients} client(s) for {args.duration} s")
-            seen = asyncio.run(load(port, ids, clients, args.duration))
+            say(f"load with {clients} client(s) for {args.seconds} s")
+            seen = asyncio.run(load(port, ids, clients, args.seconds))
             for route, values in seen.items():
                 if not values:
                     continue
+                spread = latencies_ms(values)
+                figures[str(clients)] = figures.get(str(clients), {}) | {
+                    route: {"requests": len(values), "per_s": len(values) / args.seconds} | spread
+                }
                 print(
                     f"  {clients:>3} client(s) {route:<8} {len(values):>6} requests,"
-                    f" {len(values) / args.duration:,.0f}/s, p50 {_pct(values, 50):.2f} ms,"
-                    f" p99 {_pct(values, 99):.2f} ms, max {max(values) * 1000:.1f} ms"
+                    f" {len(values) / args.seconds:,.0f}/s, p50 {spread['p50_ms']:.2f} ms,"
+                    f" p99 {spread['p99_ms']:.2f} ms, max {spread['max_ms']:.1f} ms"
                 )
         for rate in (float(r) for r in args.rates.split(",") if r):
-            say(f"open loop at {rate:.0f} requests/s for {args.duration} s")
-            seen = asyncio.run(paced(port, ids, rate, args.duration))
+            say(f"open loop at {rate:.0f} requests/s for {args.seconds} s")
+            seen = asyncio.run(paced(port, ids, rate, args.seconds))
             for route, values in seen.items():
+                spread = latencies_ms(values)
+                offered = figures.setdefault("open", {}).setdefault(f"{rate:.0f}", {})
+                offered[route] = {"requests": len(values)} | spread
                 print(
                     f"  {rate:>5.0f}/s offered  {route:<8} {len(values):>6} requests,"
-                    f" p50 {_pct(values, 50):.2f} ms, p99 {_pct(values, 99):.2f} ms,"
-                    f" max {max(values) * 1000:.1f} ms"
+                    f" p50 {spread['p50_ms']:.2f} ms, p99 {spread['p99_ms']:.2f} ms,"
+                    f" max {spread['max_ms']:.1f} ms"
                 )
-
-
-if __name__ == "__main__":
-    main()
+    return figures
