@@ -32,7 +32,8 @@ class Legacy:
     """How to run a benchmark's old script (``python -m MODULE``) and read its figures.
 
     ``names``: each shared option the script took, by its ``dest``, and the name it had there;
-    ``renames``: the script's names of the benchmark's own options that changed; ``extra``:
+    ``renames``: the script's names of the benchmark's own options that changed; ``left_out``:
+    the benchmark's options (each with one value) that the script did not have; ``extra``:
     arguments it always gets (e.g. ``--json``); ``read``: its standard output to the figures,
     keyed as the harness's JSON is (nested keys joined with ``/``)."""
 
@@ -40,6 +41,7 @@ class Legacy:
     read: Callable[[str], dict[str, float]]
     names: dict[str, str] = field(default_factory=dict)
     renames: dict[str, str] = field(default_factory=dict)
+    left_out: tuple[str, ...] = ()
     extra: tuple[str, ...] = ()
 
 
@@ -90,8 +92,13 @@ def groups(text: str, pattern: str, keys: Sequence[str]) -> dict[str, float]:
     }
 
 
-def without_harness_options(argv: Sequence[str]) -> list[str]:
-    """``argv`` without ``--before DIR``, ``--before-runs N`` and ``--json``."""
+def without(argv: Sequence[str], options: Sequence[str]) -> list[str]:
+    """``argv`` without ``options`` (each with one value)."""
+    return without_options(argv, dict.fromkeys(options, 1))
+
+
+def without_options(argv: Sequence[str], options: dict[str, int]) -> list[str]:
+    """``argv`` without ``options``, each with as many values as it maps to."""
     out: list[str] = []
     skip = 0
     for token in argv:
@@ -99,17 +106,22 @@ def without_harness_options(argv: Sequence[str]) -> list[str]:
             skip -= 1
             continue
         name = token.split("=", 1)[0]
-        if name in HARNESS_OPTIONS:
-            skip = HARNESS_OPTIONS[name] if "=" not in token else 0
+        if name in options:
+            skip = options[name] if "=" not in token else 0
             continue
         out.append(token)
     return out
 
 
+def without_harness_options(argv: Sequence[str]) -> list[str]:
+    """``argv`` without ``--before DIR``, ``--before-runs N`` and ``--json``."""
+    return without_options(argv, HARNESS_OPTIONS)
+
+
 def legacy_command(legacy: Legacy, own: Sequence[str], args: argparse.Namespace) -> list[str]:
     """The old script's command line for the same run."""
     command = [sys.executable, "-m", legacy.module]
-    command += [legacy.renames.get(token, token) for token in own]
+    command += [legacy.renames.get(token, token) for token in without(own, legacy.left_out)]
     for dest, name in legacy.names.items():
         value = getattr(args, dest, None)
         if value is not None:

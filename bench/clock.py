@@ -21,11 +21,12 @@ Each workload runs on a fresh SQLite file and, with ``--postgres URL`` (or
 server process each, side by side in one run. Only 127.0.0.1 and that database are contacted.
 Run from the repository root:
 
-    .venv/bin/python -m bench.bench_clock [--matches 500] [--postgres postgresql://...]
-        [--only sqlite|postgres] [--before DIR]
+    python -m bench clock [--matches 500] [--postgres postgresql://...]
+        [--only sqlite|postgres] [--code-before DIR]
 
-With ``--before DIR`` (a tree of earlier code, e.g. ``git archive COMMIT | tar -x -C DIR``)
-each workload runs first on a server of that code, then on one of this code, side by side.
+With ``--code-before DIR`` (``--before`` of the old script; a tree of earlier code, e.g. ``git
+archive COMMIT | tar -x -C DIR``) each workload runs first on a server of that code, then on
+one of this code, side by side.
 """
 
 from __future__ import annotations
@@ -34,27 +35,25 @@ import argparse
 import asyncio
 import os
 import random
-import signal
-import socket
+import re
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
-import uuid
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import httpx
-import msgspec
 
 from app.api.tokens import issue_token
-from app.config import parse_database_url
 from app.service import MatchService
-from app.store.postgres import drop_schema
+from bench.before import Legacy, groups
+from bench.options import Shared
+from bench.servers import HOST, fresh_schema, served
+from bench.stats import quantile
 from domain.events import MatchEnded
 from domain.recorded import RecordedEvent
 from domain.times import utc_micros, utc_text
@@ -68,40 +67,50 @@ SEED_MS_PER_TABLE = 60
 SEED_THREADS = 8
 """Threads recording the tables."""
 
+SHARED = Shared(postgres="optional")
+"""The PostgreSQL server (measured when given)."""
 
-def free_port() -> int:
-    """A port nothing listens on right now."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+WORKLOADS = {False: "nobody plays", True: "plays at the deadline"}
+"""The two workloads by whether the seats play, as printed."""
 
 
-def start_server(store: list[str], tree: Path) -> tuple[subprocess.Popen[bytes], str]:
-    """``basra serve`` with the code in ``tree`` on ``store`` (``--db FILE`` or
-    ``--database-url URL``), 2-second turns."""
-    port = free_port()
-    env = os.environ | {
-        "BASRA_RATE_LIMITS": "players=off matches=off feeds=off",
-        "PYTHONPATH": str(tree),
-    }
-    command = [sys.executable, "-m", "cli.main", "serve", "--port", str(port)]
-    process = subprocess.Popen(
-        [*command, *store, "--turn-seconds", str(TURN_SECONDS)],
-        cwd=tree,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    url = f"http://127.0.0.1:{port}"
-    limit = time.monotonic() + 30
-    while time.monotonic() < limit:
-        try:
-            if httpx.get(f"{url}/health", timeout=1).status_code == 200:
-                return process, url
-        except httpx.TransportError:
-            time.sleep(0.1)
-    process.kill()
-    raise SystemExit("basra serve did not start")
+def read_legacy(text: str) -> dict[str, float]:
+    """The figures of the old script's report (bench/bench_clock.py)."""
+    found: dict[str, float] = {}
+    for block in re.split(r"\n(?=\w+, (?:nobody|plays))", text):
+        head = re.match(
+            r"(\w+), (nobody plays|plays at the deadline), (this code|the code of)", block
+        )
+        if head is None:
+            continue
+        plays = head.group(2) != "nobody plays"
+        key = f"{head.group(1)}/{'plays' if plays else 'idle'}/"
+        key += "here" if head.group(3) == "this code" else "before"
+        found |= groups(
+            block, r"(\d+) timeouts, (\d+) not ended", [f"{key}/timeouts", f"{key}/not_ended"]
+        )
+        found |= groups(block, r"at most (\d+) matches", [f"{key}/most_at_once"])
+        found |= groups(
+            block,
+            r"plays landed (\d+), refused 409 (\d+), other (\d+)",
+            [f"{key}/landed", f"{key}/refused", f"{key}/other"],
+        )
+        found |= groups(
+            block,
+            r"lateness p50 (-?\d+) ms, p99 (-?\d+) ms, max (-?\d+) ms",
+            [f"{key}/lateness_p50_ms", f"{key}/lateness_p99_ms", f"{key}/lateness_max_ms"],
+        )
+    return found
+
+
+LEGACY = Legacy(
+    "bench.bench_clock",
+    read_legacy,
+    names={"postgres": "--postgres"},
+    renames={"--code-before": "--before"},
+    left_out=("--lead",),
+)
+"""The old script, bench/bench_clock.py, printed the same report (its lead was 15 s)."""
 
 
 @dataclass(frozen=True)
@@ -169,59 +178,55 @@ def lateness_ms(stream: list[RecordedEvent]) -> float | None:
     return None
 
 
-def percentile(values: list[float], q: float) -> float:
-    """The q-quantile (0-1) by nearest rank."""
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, max(0, round(q * len(ordered)) - 1))]
-
-
 @contextmanager
-def fresh_store(kind: str, postgres: str | None) -> Iterator[tuple[list[str], MatchService]]:
-    """A fresh SQLite file or PostgreSQL schema: (serve's store options, a reading service)."""
+def fresh_store(
+    kind: str, postgres: str | None, folder: Path
+) -> Iterator[tuple[Path | None, str | None, MatchService]]:
+    """A fresh SQLite file of ``folder`` or PostgreSQL schema: (the file, the URL, a reading
+    service)."""
     if kind == "sqlite":
-        with tempfile.TemporaryDirectory() as tmp:
-            db = Path(tmp) / "bench.db"
-            service = MatchService.open(db)
-            try:
-                yield ["--db", str(db)], service
-            finally:
-                service.close()
+        db = folder / f"bench-{time.time_ns()}.db"
+        service = MatchService.open(db)
+        try:
+            yield db, None, service
+        finally:
+            service.close()
         return
     assert postgres is not None
-    settings = msgspec.structs.replace(
-        parse_database_url(postgres), schema=f"bench_{uuid.uuid4().hex[:10]}"
-    )
-    url = postgres.split("?")[0] + f"?schema={settings.schema}"
-    service = MatchService.open(database_url=url)
-    try:
-        yield ["--database-url", url], service
-    finally:
-        service.close()
-        drop_schema(settings)
+    with fresh_schema(postgres) as (url, _):
+        service = MatchService.open(database_url=url)
+        try:
+            yield None, url, service
+        finally:
+            service.close()
 
 
-async def run(
-    matches: int, plays: bool, kind: str, postgres: str | None, tree: Path, code: str
-) -> None:
+async def run_one(
+    matches: int, plays: bool, kind: str, postgres: str | None, tree: Path, code: str, lead: float
+) -> dict[str, float]:
     """One workload on a fresh server (the code in ``tree``, called ``code``) and store; prints
-    its figures."""
-    with fresh_store(kind, postgres) as (store, service):
+    its figures and returns them."""
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        fresh_store(kind, postgres, Path(tmp)) as (db, url, service),
+    ):
         # every turn starts at S, far enough ahead to record them all and start the server
-        margin_ms = max(15_000, matches * SEED_MS_PER_TABLE)
+        margin_ms = max(int(lead * 1000), matches * SEED_MS_PER_TABLE)
         start_ms = time.time_ns() // 1_000_000 + margin_ms
         due_ms = start_ms + TURN_SECONDS * 1000
         tables = await asyncio.to_thread(seed_tables, service, matches, start_ms)
-        process, url = start_server(store, tree)
-        left_ms = start_ms - time.time_ns() // 1_000_000
-        if left_ms < 0:
-            print(f"  (recording and start-up overran S by {-left_ms} ms: turns had begun)")
-        try:
+        serve_args = ["--turn-seconds", str(TURN_SECONDS)]
+        with served(Path(tmp), 1, url, {}, tree, serve_args=serve_args, db=db) as (port, _):
+            server = f"http://{HOST}:{port}"
+            left_ms = start_ms - time.time_ns() // 1_000_000
+            if left_ms < 0:
+                print(f"  (recording and start-up overran S by {-left_ms} ms: turns had begun)")
             limits = httpx.Limits(max_connections=matches)
             async with httpx.AsyncClient(timeout=60, limits=limits) as http:
                 answers = [0] * matches
                 if plays:
                     answers = await asyncio.gather(
-                        *(play_at_deadline(http, url, t, due_ms) for t in tables)
+                        *(play_at_deadline(http, server, t, due_ms) for t in tables)
                     )
                 limit = time.monotonic() + 120
                 pending = {t.match_id for t in tables}
@@ -238,12 +243,13 @@ async def run(
                             value = lateness_ms(stream)
                             if value is not None:
                                 late.append(value)
-        finally:
-            process.send_signal(signal.SIGINT)
-            process.wait(30)
-    name = "plays at the deadline" if plays else "nobody plays"
+    figures: dict[str, float] = {
+        "timeouts": len(late),
+        "not_ended": len(pending),
+        "most_at_once": most_at_once(spans),
+    }
     print(
-        f"{kind}, {name}, {code}: {matches} matches, {len(late)} timeouts,"
+        f"{kind}, {WORKLOADS[plays]}, {code}: {matches} matches, {len(late)} timeouts,"
         f" {len(pending)} not ended (load average {os.getloadavg()[0]:.2f})"
     )
     print(
@@ -254,12 +260,19 @@ async def run(
         landed = answers.count(200)
         refused = sum(1 for a in answers if a == 409)
         other = len(answers) - landed - refused
+        figures |= {"landed": landed, "refused": refused, "other": other}
         print(f"  plays landed {landed}, refused 409 {refused}, other {other}")
     if late:
+        figures |= {
+            "lateness_p50_ms": statistics.median(late),
+            "lateness_p99_ms": quantile(late, 0.99),
+            "lateness_max_ms": max(late),
+        }
         print(
-            f"  lateness p50 {statistics.median(late):.0f} ms, p99 {percentile(late, 0.99):.0f} ms,"
-            f" max {max(late):.0f} ms"
+            f"  lateness p50 {statistics.median(late):.0f} ms,"
+            f" p99 {quantile(late, 0.99):.0f} ms, max {max(late):.0f} ms"
         )
+    return figures
 
 
 def most_at_once(spans: list[tuple[int, int]]) -> int:
@@ -272,27 +285,37 @@ def most_at_once(spans: list[tuple[int, int]]) -> int:
     return most
 
 
-def main() -> None:
-    """Both workloads on SQLite, then on PostgreSQL when a database is given."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The benchmark's own options."""
     parser.add_argument("--matches", type=int, default=500)
-    parser.add_argument("--postgres", default=os.environ.get("BASRA_TEST_POSTGRES"))
     parser.add_argument(
-        "--before", type=Path, default=None, help="a tree of earlier code to serve in turn"
+        "--code-before", type=Path, default=None, help="a tree of earlier code to serve in turn"
     )
     parser.add_argument("--only", choices=["sqlite", "postgres"], default=None)
-    args = parser.parse_args()
+    parser.add_argument(
+        "--lead",
+        type=float,
+        default=15.0,
+        help="seconds at least from the start of the recording to S (default 15)",
+    )
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    """Both workloads on SQLite, then on PostgreSQL when a database is given; the figures by
+    store, workload (``idle``, ``plays``) and code (``here``, ``before``)."""
     kinds = ["sqlite"] + (["postgres"] if args.postgres else [])
     kinds = [k for k in kinds if args.only in (None, k)]
     here = Path(__file__).resolve().parent.parent
-    trees = [("this code", here)]
-    if args.before is not None:  # each workload with the earlier code, then with this code
-        trees.insert(0, (f"the code of {args.before}", args.before.resolve()))
+    trees = [("here", "this code", here)]
+    if args.code_before is not None:  # each workload with the earlier code, then with this code
+        trees.insert(0, ("before", f"the code of {args.code_before}", args.code_before.resolve()))
+    figures: dict[str, Any] = {}
     for kind in kinds:
         for plays in (False, True):
-            for code, tree in trees:
-                asyncio.run(run(args.matches, plays, kind, args.postgres, tree, code))
-
-
-if __name__ == "__main__":
-    main()
+            for key, code, tree in trees:
+                found = asyncio.run(
+                    run_one(args.matches, plays, kind, args.postgres, tree, code, args.lead)
+                )
+                workload = "plays" if plays else "idle"
+                figures.setdefault(kind, {}).setdefault(workload, {})[key] = found
+    return figures

@@ -4,8 +4,8 @@ a process tree read from ``/proc``."""
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
+import http.client
 import os
 import socket
 import subprocess
@@ -19,7 +19,7 @@ import msgspec
 
 from app.config import PostgresSettings, parse_database_url
 from app.store.postgres import drop_schema
-from bench.client import HOST, Connection
+from bench.client import HOST
 
 __all__ = [
     "HOST",
@@ -79,21 +79,21 @@ def fresh_schema(url: str) -> Iterator[tuple[str, PostgresSettings]]:
         drop_schema(settings)
 
 
-async def wait_healthy(port: int, process: subprocess.Popen[bytes], seconds: float) -> None:
+def wait_healthy(port: int, process: subprocess.Popen[bytes], seconds: float) -> None:
     """Wait for ``/health`` to answer 200 (a loaded machine starts two workers slowly)."""
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         if process.poll() is not None:
             raise RuntimeError(f"the server exited with {process.returncode}")
-        conn = Connection(port)
+        conn = http.client.HTTPConnection(HOST, port, timeout=5)
         try:
-            status, _ = await conn.request("GET", "/health")
-            if status == 200:
+            conn.request("GET", "/health")
+            if conn.getresponse().status == 200:
                 return
         except OSError:
-            await asyncio.sleep(0.1)
+            time.sleep(0.1)
         finally:
-            await conn.close()
+            conn.close()
     raise RuntimeError("the server did not start")
 
 
@@ -127,7 +127,7 @@ def serving(
         )
         try:
             try:
-                asyncio.run(wait_healthy(port, process, start_seconds))
+                wait_healthy(port, process, start_seconds)
             except RuntimeError:
                 log.flush()
                 tail = log_path.read_text(errors="replace")[-2000:]

@@ -11,68 +11,54 @@
 Everything on 127.0.0.1, a fresh SQLite file in a temporary folder. Run from the repository
 root:
 
-    .venv/bin/python -m bench.bench_web [--loads 20] [--presses 300]
+    python -m bench web [--loads 20] [--presses 300]
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-import signal
-import socket
+import re
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 import httpx
-from playwright.sync_api import sync_playwright
+
+from bench.before import Legacy, groups
+from bench.options import Shared
+from bench.servers import HOST, served
+from bench.stats import quantile
 
 CHROMIUM = "/usr/bin/chromium"
 
+SHARED = Shared()
+"""No shared options but the harness's own."""
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+PAGES = {"/": "lobby", "/play/{id}": "table"}
+"""The pages loaded cold, by the key of their figures."""
 
 
-def _serve(folder: Path) -> tuple[str, subprocess.Popen[bytes]]:
-    port = _free_port()
-    env = os.environ | {
-        "BASRA_TEST_MODE": "1",
-        "BASRA_RATE_LIMITS": "players=off matches=off wrong_tokens=off feeds=off",
-    }
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "cli.main",
-            "serve",
-            "--port",
-            str(port),
-            "--db",
-            str(folder / "b.db"),
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        env=env,
-        cwd=folder,
-    )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            if httpx.get(f"{url}/health", timeout=1).status_code == 200:
-                return url, process
-        except httpx.TransportError:
-            pass
-        if time.monotonic() > deadline:
-            raise SystemExit("basra serve did not start")
-        time.sleep(0.05)
+def read_legacy(text: str) -> dict[str, float]:
+    """The figures of the old script's report (bench/bench_web.py)."""
+    found: dict[str, float] = {}
+    for page, key in PAGES.items():
+        pattern = (
+            rf"^first load {re.escape(page)}: median ([\d.]+) ms .* cold loads; (\d+) bytes on the"
+            r" wire, (\d+) bytes of bodies"
+        )
+        found |= groups(
+            text, pattern, [f"{key}/median_ms", f"{key}/wire_bytes", f"{key}/body_bytes"]
+        )
+    pattern = r"key press to next frame: median ([\d.]+) ms, p95 ([\d.]+) ms, max ([\d.]+) ms"
+    found |= groups(text, pattern, ["replay/median_ms", "replay/p95_ms", "replay/max_ms"])
+    return found
+
+
+LEGACY = Legacy("bench.bench_web", read_legacy)
+"""The old script, bench/bench_web.py, printed the same report."""
 
 
 def _first_load(
@@ -126,14 +112,24 @@ KEY_TIMER = """() => {
 }"""
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The benchmark's own options."""
     parser.add_argument("--loads", type=int, default=20)
     parser.add_argument("--presses", type=int, default=300)
-    args = parser.parse_args()
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    """Load the pages and press the keys; print the figures and return them."""
+    from playwright.sync_api import sync_playwright
+
+    figures: dict[str, Any] = {}
     print("load average at the start: {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
-    with tempfile.TemporaryDirectory() as folder, sync_playwright() as playwright:
-        url, process = _serve(Path(folder))
+    with (
+        tempfile.TemporaryDirectory() as folder,
+        served(Path(folder), env_extra={"BASRA_TEST_MODE": "1"}) as (port, _),
+        sync_playwright() as playwright,
+    ):
+        url = f"http://{HOST}:{port}"
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
         print(f"Chromium {browser.version}")
         try:
@@ -151,6 +147,11 @@ def main() -> None:
             ):
                 runs = [_first_load(browser, url, path, ready, kept) for _ in range(args.loads)]
                 times = sorted(r[0] for r in runs)
+                figures[PAGES[name]] = {
+                    "median_ms": statistics.median(times),
+                    "wire_bytes": runs[-1][1],
+                    "body_bytes": runs[-1][2],
+                }
                 print(
                     f"first load {name}: median {statistics.median(times):.1f} ms "
                     f"(min {times[0]:.1f}, max {times[-1]:.1f}) over {len(runs)} cold loads; "
@@ -173,7 +174,14 @@ def main() -> None:
                 page.wait_for_timeout(5)
             page.wait_for_timeout(200)
             frames = sorted(page.evaluate("() => window.keyFrames"))
-            p95 = frames[int(len(frames) * 0.95) - 1]
+            p95 = quantile(frames, 0.95)
+            figures["replay"] = {
+                "events": events,
+                "presses": len(frames),
+                "median_ms": statistics.median(frames),
+                "p95_ms": p95,
+                "max_ms": frames[-1],
+            }
             print(
                 f"replay of {events} events, key press to next frame: median "
                 f"{statistics.median(frames):.1f} ms, p95 {p95:.1f} ms, max {frames[-1]:.1f} ms "
@@ -183,9 +191,4 @@ def main() -> None:
             print("load average at the end: {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
         finally:
             browser.close()
-            process.send_signal(signal.SIGINT)
-            process.wait(15)
-
-
-if __name__ == "__main__":
-    main()
+    return figures
