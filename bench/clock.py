@@ -108,7 +108,7 @@ LEGACY = Legacy(
     read_legacy,
     names={"postgres": "--postgres"},
     renames={"--code-before": "--before"},
-    left_out=("--lead",),
+    left_out=("--lead", "--workloads"),
 )
 """The old script, bench/bench_clock.py, printed the same report (its lead was 15 s)."""
 
@@ -293,6 +293,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--only", choices=["sqlite", "postgres"], default=None)
     parser.add_argument(
+        "--workloads",
+        default="idle,plays",
+        help="idle (nobody plays), plays (plays at the deadline), or both (the default)",
+    )
+    parser.add_argument(
         "--lead",
         type=float,
         default=15.0,
@@ -312,6 +317,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     figures: dict[str, Any] = {}
     for kind in kinds:
         for plays in (False, True):
+            if ("plays" if plays else "idle") not in args.workloads.split(","):
+                continue
             for key, code, tree in trees:
                 found = asyncio.run(
                     run_one(args.matches, plays, kind, args.postgres, tree, code, args.lead)
