@@ -31,8 +31,10 @@ lint: $(STAMP)
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 
+# A benchmark through the harness (python -m bench lists them): make bench BENCH=scale ARGS='…'.
+BENCH ?= rules
 bench: $(STAMP)
-	$(BIN)/python bench/bench_rules.py
+	$(BIN)/python -m bench $(BENCH) $(ARGS)
 
 clean:
 	rm -rf $(VENV)
