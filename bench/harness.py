@@ -38,6 +38,7 @@ BENCHMARKS: dict[str, str] = {
     "replay": "opening a 300-event match and jumping to any step; verify --all speed",
     "results": "the results projection over many finished matches; the results routes under load",
     "rules": "random self-play through decide and evolve, beside a plain mutable loop",
+    "served": "a person's play through the API's play operation, on the in-memory store",
     "scale": "PostgreSQL commits, the store's appends and served plays, side by side",
     "store": "the event store on SQLite beside raw sqlite3: appends, loads, read-model rebuild",
     "strong": "the strong bot's strength and speed against the easy bot and itself",

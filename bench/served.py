@@ -1,29 +1,35 @@
-"""Count what a served play costs the server's code, without HTTP: ``app.api.operations.play``.
+"""Benchmark: what a served play costs the server's code, without HTTP (the play operation).
 
+    python -m bench served [--matches 11]
     PYTHONHASHSEED=0 valgrind --tool=callgrind --callgrind-out-file=/dev/null \
-        .venv/bin/python bench/served_plays.py --matches 11     # and --matches 1
+        .venv/bin/python -m bench served --matches 11     # and --matches 1
 
 Each match is a practice table (seat 0 a person, seat 1 the easy bot) on the in-memory store,
 played to its end by the person through the API's play operation with a ``seq`` and an
 Idempotency-Key, as a client of the web table plays: the pipeline, the bots' replies, the chain,
-the cache, the facts and the response with its view. Prints the plays made. Counting
-instructions of two builds (``--matches 11`` less ``--matches 1``) compares the code path free
-of the machine's noise; it leaves out the store's I/O, the event loop and HTTP.
+the cache, the facts and the response with its view. Prints the plays made and their time.
+Counting instructions of two builds (``--matches 11`` less ``--matches 1``) compares the code
+path free of the machine's noise; it leaves out the store's I/O, the event loop and HTTP.
 """
 
 from __future__ import annotations
 
 import argparse
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+import time
+from typing import Any
 
 from app.api import operations as ops
 from app.api.facts import FactsCache
 from app.service import MatchService
 from app.store.match_store import MatchStore
+from bench.options import Shared
 from domain.fairness import secret_from_text_seed
+
+SHARED = Shared()
+"""No shared options: one pass over the matches."""
+
+LEGACY = None
+"""No script before the harness."""
 
 
 def play_matches(count: int) -> int:
@@ -60,12 +66,16 @@ def play_matches(count: int) -> int:
     return plays
 
 
-def main() -> None:
-    """Play the matches and print how many plays they took."""
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--matches", type=int, default=11)
-    print(play_matches(parser.parse_args().matches))
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The benchmark's own options."""
+    parser.add_argument("--matches", type=int, default=11, help="practice matches played")
 
 
-if __name__ == "__main__":
-    main()
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    """Play the matches; print the plays and the microseconds per play of this process."""
+    started = time.process_time()
+    plays = play_matches(args.matches)
+    cpu_us = (time.process_time() - started) / max(plays, 1) * 1e6
+    print(plays)
+    print(f"{cpu_us:.0f} us of CPU per person's play (bot reply and answer included)")
+    return {"plays": plays, "cpu_us_per_play": cpu_us}
