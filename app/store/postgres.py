@@ -633,6 +633,11 @@ class PostgresBackend(SqlBackend):
         finally:
             if self._lock is not None:
                 with contextlib.suppress(psycopg.Error):
+                    # Released here, answered, before the connection goes: the server ends a
+                    # closed session's locks only as its backend exits, a moment later, and a
+                    # migration started at once would find the store still in use.
+                    self._lock.execute("SELECT pg_advisory_unlock_all()")
+                with contextlib.suppress(psycopg.Error):
                     self._lock.close()
                 self._lock = None
 

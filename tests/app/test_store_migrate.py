@@ -507,3 +507,20 @@ def test_an_interrupted_postgres_migration_finishes_when_run_again(
         ]
     finally:
         store.close()
+
+
+@pytest.mark.postgres
+def test_a_closed_postgres_store_lets_the_next_migration_in_at_once(
+    postgres_settings: PostgresSettings,
+) -> None:
+    # given a PostgreSQL store opened alone (as a migration does) and closed, again and again
+    config = StoreConfig(kind="postgres", postgres=postgres_settings)
+    refused = 0
+    for _ in range(100):
+        # when the next one opens it right after the last one closed
+        try:
+            MatchStore.open(config, migrating=True).close()
+        except StoreUnavailableError:
+            refused += 1
+    # then none finds the store still in use: closing releases the lock before it returns
+    assert refused == 0
