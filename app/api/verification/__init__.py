@@ -1,0 +1,1 @@
+"""Verification of a dealt match and support's analysis of one."""
