@@ -1,5 +1,5 @@
-"""The service's runtime: the API process's shared companions of the match service.
+"""The service's runtime: the shared companions of the match service in one serving process.
 
-The turn clock, the live broker and the facts cache, held by ``ApiRuntime``; used by the
-API, the command line and the tests, and never importing the API.
+``ApiRuntime`` holds the turn clock, the live broker and the facts cache beside the service; the
+API (``basra serve``), the benchmarks and the tests build one, and it never imports the API.
 """

@@ -1,1 +1,1 @@
-"""Verification of a dealt match and support's analysis of one."""
+"""A stored match verified and analysed over HTTP (``basra verify``, ``basra analyse``)."""
