@@ -48,7 +48,7 @@ from typing import Any
 
 import httpx
 
-from app.api.tokens import issue_token
+from app.api.edges.tokens import issue_token
 from app.service import MatchService
 from bench.before import Legacy, groups
 from bench.options import Shared

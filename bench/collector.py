@@ -3,7 +3,7 @@ r"""The garbage collector of a serving process: its pauses while ``basra serve``
 ``basra serve`` on a fresh SQLite file (one process, the abuse limits off, as in
 bench/scale.py) under the closed loop of ``--matches`` practice matches for ``--seconds``,
 once with Python's collector as it comes (``BASRA_API_GC=default``) and once tuned
-(``BASRA_API_GC=tuned``, the default: app/api/collector.py), alternating, ``--repeats`` times.
+(``BASRA_API_GC=tuned``, the default: app/api/edges/collector.py), alternating, ``--repeats`` times.
 The server is started with a ``sitecustomize`` module of this benchmark's own on its path that
 records every collection (``gc.callbacks``: when, which generation, how long) to a file; only
 the collections made while the load ran are counted. Printed for each mode: collections by

@@ -18,8 +18,8 @@ import argparse
 import time
 from typing import Any
 
-from app.api import operations as ops
-from app.api.facts import FactsCache
+from app.api.table import ops
+from app.runtime.facts import FactsCache
 from app.service import MatchService
 from app.store.match_store import MatchStore
 from bench.options import Shared

@@ -23,7 +23,7 @@ def _access_settings(
     An option given replaces its variable (``BASRA_CORS_ORIGINS``, ``BASRA_TRUSTED_PROXIES``);
     ``--rate-limit`` items apply over ``BASRA_RATE_LIMITS``'s.
     """
-    from app.api.client_address import parse_proxies, too_wide
+    from app.api.edges.client_address import parse_proxies, too_wide
     from app.api.settings import ApiSettings
 
     given = {

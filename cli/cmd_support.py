@@ -33,7 +33,7 @@ NameArgument = Annotated[
 @handles_errors
 def add(name: NameArgument, db: DbOption = None, json: JsonOption = False) -> None:
     """Add a support agent and print its token (shown this once; only its hash is kept)."""
-    from app.api.tokens import AGENT_PREFIX, issue_prefixed
+    from app.api.edges.tokens import AGENT_PREFIX, issue_prefixed
     from app.service.access import AccessService
 
     token, token_hash = issue_prefixed(AGENT_PREFIX)

@@ -57,7 +57,7 @@ class TicketIssued(AccessEvent, frozen=True, tag="ticket_issued"):
     expires: str
     at: str
     agent: str | None = None
-    # Which credential asked for it, by an id and never the token (app.api.credentials): the
+    # Which credential asked for it, by an id and never the token (app.api.edges.credentials): the
     # ticket is only as good as that credential when it is redeemed. None: recorded before.
     credential: str | None = None
 

@@ -14,7 +14,7 @@ of a thing made once (``AlreadyExistsError``).
 
 A cause or sub-cause carries its HTTP status (``http_status``) and command-line exit status
 (``exit_status``) as class attributes, which every class under it inherits through its bases;
-``app.api.errors.status_of`` and ``cli.errors.exit_code_of`` read them. Catch the cause (or
+``app.api.edges.errors.status_of`` and ``cli.errors.exit_code_of`` read them. Catch the cause (or
 sub-cause) you mean.
 """
 

@@ -16,12 +16,15 @@ Changed on purpose since the rows were generated, and only these:
 - ``InvalidOptionError`` moved from ``cli.shell`` to ``cli.errors`` (same status, code, exit).
 - ``app.errors.StoreNotMigratedError`` (a store of an earlier build's form, to be migrated
   with ``basra store migrate``) is new: a store fault, 503 and exit 69 as its cause gives.
-- ``app.api.errors.InvalidCursorError`` is now ``app.readmodels.cursors.BadCursorError``, raised
-  by the read models' paging itself (same status 400, code ``invalid_cursor``, exit 1).
+- ``app.api.errors.InvalidCursorError`` is now ``app.readmodels.cursors.BadCursorError``, raised by
+  the read models' paging itself (same status 400, code ``invalid_cursor``, exit 1).
 - Added with the classes brought into the tree, none of which the API or the command line
   mapped before: ``app.api.server.ServeError`` and
-  ``app.api.collector.CollectorSettingError`` (request errors; ``basra serve`` exits 1 for
+  ``app.api.edges.collector.CollectorSettingError`` (request errors; ``basra serve`` exits 1 for
   them, as it did when they were ``ValueError``).
+- The API's HTTP edges moved into ``app.api.edges``: the rows of ``app.api.errors`` and
+  ``app.api.collector`` now read ``app.api.edges.errors`` and ``app.api.edges.collector``. Only
+  their module path changed; every status, code and exit status is as generated.
 """
 
 from __future__ import annotations
@@ -35,36 +38,36 @@ import app
 import cli
 import domain
 import replays
-from app.api.errors import status_of
+from app.api.edges.errors import status_of
 from cli.errors import exit_code_of
 from domain.errors import BasraError
 
 PACKAGES = ("domain", "replays", "app", "cli")
 
 GOLDEN: tuple[tuple[str, int | None, str, int], ...] = (
-    ("app.api.collector.CollectorSettingError", 400, "invalid_collector_setting", 1),  # added
-    ("app.api.errors.BodyTooLargeError", 413, "body_too_large", 1),
-    ("app.api.errors.IdempotencyKeyReusedError", 422, "idempotency_key_reused", 1),
-    ("app.api.errors.InvalidFilterError", 400, "invalid_filter", 1),
-    ("app.api.errors.InvalidHeaderError", 400, "invalid_header", 1),
-    ("app.api.errors.InvalidValueError", 422, "invalid_value", 1),
-    ("app.api.errors.MalformedJsonError", 400, "malformed_json", 1),
-    ("app.api.errors.MethodNotAllowedError", 405, "method_not_allowed", 1),
-    ("app.api.errors.MissingBodyError", 400, "missing_body", 1),
-    ("app.api.errors.MissingFieldError", 422, "missing_field", 1),
-    ("app.api.errors.MissingTokenError", 401, "missing_token", 1),
-    ("app.api.errors.RateLimitedError", 429, "rate_limited", 75),
-    ("app.api.errors.RouteNotFoundError", 404, "not_found", 1),
-    ("app.api.errors.SeatOnlyError", 403, "seat_only", 1),
-    ("app.api.errors.SeedRefusedError", 403, "seed_refused", 1),
-    ("app.api.errors.SpectatorsRefusedError", 403, "spectators_refused", 1),
-    ("app.api.errors.SupportOnlyError", 403, "support_only", 1),
-    ("app.api.errors.TokenInQueryError", 401, "token_in_query", 1),
-    ("app.api.errors.UnknownFieldError", 422, "unknown_field", 1),
-    ("app.api.errors.UnknownTokenError", 401, "unknown_token", 1),
-    ("app.api.errors.WrongMatchError", 403, "wrong_match", 1),
-    ("app.api.errors.WrongSeatError", 403, "wrong_seat", 1),
-    ("app.api.errors.WrongTypeError", 422, "wrong_type", 1),
+    ("app.api.edges.collector.CollectorSettingError", 400, "invalid_collector_setting", 1),  # added
+    ("app.api.edges.errors.BodyTooLargeError", 413, "body_too_large", 1),
+    ("app.api.edges.errors.IdempotencyKeyReusedError", 422, "idempotency_key_reused", 1),
+    ("app.api.edges.errors.InvalidFilterError", 400, "invalid_filter", 1),
+    ("app.api.edges.errors.InvalidHeaderError", 400, "invalid_header", 1),
+    ("app.api.edges.errors.InvalidValueError", 422, "invalid_value", 1),
+    ("app.api.edges.errors.MalformedJsonError", 400, "malformed_json", 1),
+    ("app.api.edges.errors.MethodNotAllowedError", 405, "method_not_allowed", 1),
+    ("app.api.edges.errors.MissingBodyError", 400, "missing_body", 1),
+    ("app.api.edges.errors.MissingFieldError", 422, "missing_field", 1),
+    ("app.api.edges.errors.MissingTokenError", 401, "missing_token", 1),
+    ("app.api.edges.errors.RateLimitedError", 429, "rate_limited", 75),
+    ("app.api.edges.errors.RouteNotFoundError", 404, "not_found", 1),
+    ("app.api.edges.errors.SeatOnlyError", 403, "seat_only", 1),
+    ("app.api.edges.errors.SeedRefusedError", 403, "seed_refused", 1),
+    ("app.api.edges.errors.SpectatorsRefusedError", 403, "spectators_refused", 1),
+    ("app.api.edges.errors.SupportOnlyError", 403, "support_only", 1),
+    ("app.api.edges.errors.TokenInQueryError", 401, "token_in_query", 1),
+    ("app.api.edges.errors.UnknownFieldError", 422, "unknown_field", 1),
+    ("app.api.edges.errors.UnknownTokenError", 401, "unknown_token", 1),
+    ("app.api.edges.errors.WrongMatchError", 403, "wrong_match", 1),
+    ("app.api.edges.errors.WrongSeatError", 403, "wrong_seat", 1),
+    ("app.api.edges.errors.WrongTypeError", 422, "wrong_type", 1),
     ("app.api.server.ServeError", 400, "cannot_serve", 1),  # added
     ("app.errors.AgentExistsError", 409, "agent_exists", 1),
     ("app.errors.AgentRevokedError", 401, "agent_revoked", 1),

@@ -26,8 +26,8 @@ import cli
 import domain
 import replays
 from app.api.app import create_app
-from app.api.error_handlers import EXCEPTION_HANDLERS
-from app.api.errors import (
+from app.api.edges.error_handlers import EXCEPTION_HANDLERS
+from app.api.edges.errors import (
     ApiError,
     BodyTooLargeError,
     MethodNotAllowedError,

@@ -13,22 +13,11 @@ from litestar import Litestar, get
 from litestar.di import Provide
 from litestar.openapi import OpenAPIConfig
 
-from app.api.caching import NoStoreForCredentials
-from app.api.controllers.analysis import AnalysisController
-from app.api.controllers.live import EventsController
-from app.api.controllers.matches import MatchesController
-from app.api.controllers.players import PlayersController
-from app.api.controllers.rematch import RematchController
-from app.api.controllers.replay import ReplayController
-from app.api.controllers.results import LadderController, ResultsController
-from app.api.controllers.seat import SeatController
-from app.api.controllers.tickets import TicketsController
-from app.api.controllers.verification import VerificationController
-from app.api.docs import COMPONENTS, errors, fixed_length_arrays
-from app.api.error_handlers import EXCEPTION_HANDLERS
-from app.api.errors import RateLimitedError
-from app.api.head import HeadAsGet
-from app.api.limits import (
+from app.api.edges.caching import NoStoreForCredentials
+from app.api.edges.error_handlers import EXCEPTION_HANDLERS
+from app.api.edges.errors import RateLimitedError
+from app.api.edges.head import HeadAsGet
+from app.api.edges.limits import (
     AbuseCounters,
     cors_config,
     document_limits,
@@ -36,11 +25,22 @@ from app.api.limits import (
     limit_middleware,
     with_edge,
 )
-from app.api.metrics import Observed, instrument, metrics
-from app.api.params import Runtime
-from app.api.runtime import ApiRuntime, runtime_of
+from app.api.edges.metrics import Observed, instrument, metrics
+from app.api.edges.openapi import COMPONENTS, errors, fixed_length_arrays
+from app.api.edges.params import Runtime
+from app.api.live.live import EventsController
+from app.api.live.tickets import TicketsController
+from app.api.matches.matches import MatchesController
+from app.api.matches.rematch import RematchController
+from app.api.matches.replay import ReplayController
+from app.api.players.players import PlayersController
+from app.api.results.results import LadderController, ResultsController
 from app.api.settings import ApiSettings
+from app.api.table.seat import SeatController
+from app.api.verification.analysis import AnalysisController
+from app.api.verification.verification import VerificationController
 from app.errors import StoreUnavailableError
+from app.runtime.runtime import ApiRuntime, runtime_of
 from app.service import MatchService
 from app.web import WEB_ROUTES, schema_render_plugins
 

@@ -32,11 +32,11 @@ import uvicorn
 from litestar import Litestar
 
 from app.api.app import create_app
-from app.api.broker import close_all_feeds
-from app.api.collector import CollectorSettingError, collector_mode, tune_collector
-from app.api.logs import SUPPORT_TOKEN_ENV, log_config, redact_server_logs
-from app.api.metrics import mark_process_dead, shared_values
+from app.api.edges.collector import CollectorSettingError, collector_mode, tune_collector
+from app.api.edges.logs import SUPPORT_TOKEN_ENV, log_config, redact_server_logs
+from app.api.edges.metrics import mark_process_dead, shared_values
 from app.config import StoreConfig, resolve_store
+from app.runtime.broker import close_all_feeds
 from app.service import MatchService
 from app.service.access import AccessService
 from app.service.players import PlayerService
@@ -99,7 +99,8 @@ class ServeError(RequestError):
 
 def serving_app(db: Path | None = None, database_url: str | None = None) -> Litestar:
     """The app of a serving process, built in an interpreter tuned for serving: the GIL's
-    switch interval, and the start-up objects frozen for the collector (app/api/collector.py)."""
+    switch interval, and the start-up objects frozen for the collector
+    (app/api/edges/collector.py)."""
     sys.setswitchinterval(SWITCH_INTERVAL_SECONDS)
     app = create_app(db=db, database_url=database_url)
     tune_collector(collector_mode())
@@ -180,8 +181,9 @@ def _uvicorn_options(options: ServeOptions) -> dict[str, Any]:
         "log_level": options.log_level,
         "timeout_graceful_shutdown": GRACEFUL_SHUTDOWN_SECONDS,
         "lifespan": "on",
-        # The client's address is the app's to decide, from --trusted-proxy only (app.api.limits):
-        # uvicorn would otherwise take X-Forwarded-For from any peer on 127.0.0.1.
+        # The client's address is the app's to decide, from --trusted-proxy only
+        # (app.api.edges.limits): uvicorn would otherwise take X-Forwarded-For from any peer on
+        # 127.0.0.1.
         "proxy_headers": False,
         "http": options.http,
         "loop": options.loop,

@@ -6,7 +6,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from app.api.limits_config import DEFAULT_LIMITS, Limits, parse_limits
+from app.api.edges.limits_config import DEFAULT_LIMITS, Limits, parse_limits
 
 TURN_SECONDS = 120
 """R25: the turn time of a table created without one (``--turn-seconds``)."""
@@ -33,7 +33,7 @@ class ApiSettings:
     ``store_calls``: ``threads`` runs every store call on a worker thread; ``inline`` runs short
     ones (commands, views, previews) on the event loop and only long reads (a feed's backlog, a
     replay file) on threads; ``auto`` is inline on the in-memory store only (tests) and threads
-    on SQLite and PostgreSQL (app/api/runtime.py says why).
+    on SQLite and PostgreSQL (app/runtime/runtime.py says why).
     """
 
     support_token: str | None = None

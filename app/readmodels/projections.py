@@ -1,6 +1,6 @@
 """Every read model of one store, opened once and shared by a whole process.
 
-An API process (app.api.runtime) and a command line (cli) each hold one ``Projections``: the
+An API process (app.runtime.runtime) and a command line (cli) each hold one ``Projections``: the
 lobby, a player's matches, the metrics, profiles and the ladder all read the same open files,
 so one process never follows the log twice into the same file. Each file is opened on first use
 (a process that never lists anything never creates one).

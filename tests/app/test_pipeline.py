@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.api.metrics import instrument
+from app.api.edges.metrics import instrument
 from app.errors import ConflictError
 from app.service import MatchService
 from app.service.outcome import Outcome

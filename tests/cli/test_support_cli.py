@@ -7,7 +7,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from app.api.tokens import hash_token
+from app.api.edges.tokens import hash_token
 from app.service import MatchService
 from app.service.access import AccessService
 from cli.main import app

@@ -11,7 +11,7 @@ from litestar import Litestar
 from litestar.testing import TestClient
 
 from app.api.app import create_app
-from app.api.limits_config import NO_LIMITS
+from app.api.edges.limits_config import NO_LIMITS
 from app.api.settings import ApiSettings
 from app.config import PostgresSettings
 from app.service import MatchService

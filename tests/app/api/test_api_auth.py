@@ -8,7 +8,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from app.api.tokens import read_claim
+from app.api.edges.tokens import read_claim
 from app.service import MatchService
 from tests.app.api.conftest import Api
 from tests.app.api.helpers import SUPPORT_TOKEN, bearer

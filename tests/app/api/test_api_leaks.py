@@ -206,8 +206,8 @@ def test_no_seat_ever_receives_a_card_it_could_not_see_or_the_secret(
 def test_tickets_and_agent_tokens_never_come_back_nor_reach_a_log(api_app: Litestar) -> None:
     import logging
 
-    from app.api.logs import REDACTED, RedactTokens
-    from app.api.tokens import AGENT_PREFIX, issue_prefixed
+    from app.api.edges.logs import REDACTED, RedactTokens
+    from app.api.edges.tokens import AGENT_PREFIX, issue_prefixed
 
     agent, agent_hash = issue_prefixed(AGENT_PREFIX)
     with serving(api_app) as server, httpx.Client(timeout=30) as http:

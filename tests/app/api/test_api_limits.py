@@ -12,8 +12,8 @@ import pytest
 from litestar.testing import TestClient
 
 from app.api.app import create_app
-from app.api.limits import FEED_RETRY_SECONDS, AbuseCounters
-from app.api.limits_config import DEFAULT_LIMITS, NO_LIMITS, Limits, Rate, parse_limits
+from app.api.edges.limits import FEED_RETRY_SECONDS, AbuseCounters
+from app.api.edges.limits_config import DEFAULT_LIMITS, NO_LIMITS, Limits, Rate, parse_limits
 from app.api.settings import ApiSettings
 from app.service import MatchService
 from tests.app.api.helpers import SUPPORT_TOKEN, ThreadServer, bearer, wait_until
@@ -367,7 +367,7 @@ def test_every_operation_documents_429_with_retry_after(api_service: MatchServic
 def test_during_a_lockout_the_support_token_is_refused_unread_and_an_agent_is_served(
     api_service: MatchService,
 ) -> None:
-    from app.api.tokens import AGENT_PREFIX, issue_prefixed
+    from app.api.edges.tokens import AGENT_PREFIX, issue_prefixed
     from app.service.access import AccessService
 
     agent, agent_hash = issue_prefixed(AGENT_PREFIX)

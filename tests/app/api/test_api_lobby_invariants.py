@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from litestar.testing import TestClient
 
 from app.api.app import create_app
-from app.api.limits_config import NO_LIMITS
+from app.api.edges.limits_config import NO_LIMITS
 from app.api.settings import ApiSettings
 from app.service import MatchService
 from domain.rulesets import RULESETS

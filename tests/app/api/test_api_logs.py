@@ -7,8 +7,8 @@ from urllib.parse import quote, quote_plus
 
 import pytest
 
-from app.api.logs import REDACTED, RedactTokens, configure_redaction, redact
-from app.api.tokens import issue_player_token, issue_token
+from app.api.edges.logs import REDACTED, RedactTokens, configure_redaction, redact
+from app.api.edges.tokens import issue_player_token, issue_token
 
 SEAT_TOKEN = issue_token("m-0123456789abcdef", 1).token
 

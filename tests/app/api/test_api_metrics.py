@@ -11,8 +11,8 @@ from litestar import Litestar
 from litestar.testing import TestClient
 from prometheus_client.parser import text_string_to_metric_families
 
-from app.api.logs import JsonLines, redact_server_logs
-from app.api.metrics import FEED_ROUTE
+from app.api.edges.logs import JsonLines, redact_server_logs
+from app.api.edges.metrics import FEED_ROUTE
 from tests.app.api.conftest import Api
 from tests.app.api.helpers import HttpSteps, bearer, serving, wait_until
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from app.api.auth import redeem_ticket
+from app.api.edges.auth import redeem_ticket
 from app.service import MatchService
 from app.service.players import PlayerService
 from tests.app.api.conftest import Api

@@ -17,9 +17,9 @@ import httpx
 import pytest
 
 from app.api.app import create_app
-from app.api.credentials import RECHECK_SECONDS
+from app.api.edges.credentials import RECHECK_SECONDS
+from app.api.edges.tokens import AGENT_PREFIX, issue_prefixed
 from app.api.settings import ApiSettings
-from app.api.tokens import AGENT_PREFIX, issue_prefixed
 from app.service import MatchService
 from app.service.access import AccessService
 from tests.app.api.helpers import HttpSteps, SseReader, bearer, serving, two_servers_on_postgresql

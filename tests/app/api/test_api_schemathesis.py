@@ -24,7 +24,7 @@ from schemathesis.schemas import BaseSchema
 from schemathesis.specs.openapi.checks import positive_data_acceptance
 
 from app.api.app import create_app
-from app.api.limits_config import NO_LIMITS
+from app.api.edges.limits_config import NO_LIMITS
 from app.api.settings import ApiSettings
 from app.service import MatchService
 from tests.app.api.helpers import SUPPORT_TOKEN, HttpSteps, bearer, serving

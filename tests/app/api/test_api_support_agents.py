@@ -5,8 +5,8 @@ from __future__ import annotations
 from litestar import Litestar
 from litestar.testing import TestClient
 
-from app.api.runtime import ApiRuntime
-from app.api.tokens import AGENT_PREFIX, issue_prefixed
+from app.api.edges.tokens import AGENT_PREFIX, issue_prefixed
+from app.runtime.runtime import ApiRuntime
 from tests.app.api.conftest import Api
 from tests.app.api.helpers import SUPPORT_TOKEN, bearer
 

@@ -7,7 +7,7 @@ from datetime import timedelta
 from litestar import Litestar
 from litestar.testing import TestClient
 
-from app.api.runtime import ApiRuntime
+from app.runtime.runtime import ApiRuntime
 from app.service import MatchService
 from tests.app.api.conftest import Api
 from tests.app.api.helpers import (

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from app.api.client_address import client_address, forwarded_chain, parse_proxies, too_wide
+from app.api.edges.client_address import client_address, forwarded_chain, parse_proxies, too_wide
 
 PROXIES = parse_proxies(["10.0.0.0/8", "192.0.2.1", "2001:db8::/32"])
 

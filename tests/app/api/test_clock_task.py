@@ -1,4 +1,4 @@
-"""The clock task of one server process (app.api.clock.TurnClock) with a driven clock: many
+"""The clock task of one server process (app.runtime.clock.TurnClock) with a driven clock: many
 deadlines due at once all fire, once each, side by side; a fire that fails is tried again."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from app.api.clock import TurnClock
+from app.runtime.clock import TurnClock
 from app.service import MatchService
 from app.service.deadlines import fire_many, look_up
 from domain.events import MatchEnded

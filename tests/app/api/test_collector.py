@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from app.api.collector import (
+from app.api.edges.collector import (
     COLLECTOR_VARIABLE,
     SERVING_THRESHOLDS,
     CollectorSettingError,
@@ -115,7 +115,7 @@ def test_the_default_mode_leaves_the_collector_alone(tmp_path: Path) -> None:
 
 GARBAGE_AFTER_START = """
 import gc, json, weakref
-from app.api.collector import tune_collector
+from app.api.edges.collector import tune_collector
 tune_collector()
 
 class Node:

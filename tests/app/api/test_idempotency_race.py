@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from app.api.errors import IdempotencyKeyReusedError
-from app.api.facts import FactsCache
-from app.api.operations import play
+from app.api.edges.errors import IdempotencyKeyReusedError
+from app.api.table.ops import play
+from app.runtime.facts import FactsCache
 from app.service import MatchService
 from domain.events import CardPlayed
 from domain.fairness import secret_from_text_seed

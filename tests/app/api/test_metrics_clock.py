@@ -7,7 +7,7 @@ from pathlib import Path
 
 from prometheus_client import REGISTRY
 
-from app.api.metrics import instrument
+from app.api.edges.metrics import instrument
 from app.service import MatchService
 from app.service.deadlines import fire, fire_many
 from app.store.match_store import MatchStore

@@ -9,8 +9,8 @@ import sys
 import threading
 import time
 
-from app.api.runtime import ApiRuntime
 from app.api.settings import ApiSettings
+from app.runtime.runtime import ApiRuntime
 from app.service import MatchService
 
 
@@ -102,7 +102,7 @@ def test_an_app_started_again_after_stopping_still_calls_the_store(
 
 SCRIPT = """
 import asyncio, tempfile, threading, pathlib
-from app.api.runtime import ApiRuntime
+from app.runtime.runtime import ApiRuntime
 from app.api.settings import ApiSettings
 from app.service import MatchService
 

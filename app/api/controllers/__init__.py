@@ -1,1 +1,0 @@
-"""The route handlers, one controller per area."""

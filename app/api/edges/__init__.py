@@ -1,0 +1,1 @@
+"""The HTTP edges: authentication, tokens, limits, logs, metrics, errors, OpenAPI."""

@@ -1,0 +1,161 @@
+"""The SSE feed of one viewer: the backlog after ``Last-Event-ID``, then events as appended.
+
+Each message is one replay-file line (``domain.recorded.event_line``) redacted for the
+viewer, with ``id:`` = ``seq``. The feed reads from the store whatever it has not sent, so a
+client that reconnects with ``Last-Event-ID`` gets everything after it, once, also after a
+restart; the broker only says when to look.
+
+The end: a feed opened on a match that had already ended sends what is stored and ends. A feed
+that was open when the match ended stays open after ``match_ended`` for the rematch: it ends
+right after ``rematch_created`` (sent live, so the client can follow the link), or after
+``rematch_wait_seconds`` without one (``BASRA_REMATCH_WAIT_SECONDS``), keep-alives between.
+
+Each message also carries ``after``, the table right after its event (app.api.table.after): the feed
+folds the stream from its start once when it opens, then evolves that state by each event it
+sends, so a resumed feed gets the same ``after`` for every event it replays.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+from litestar.response import ServerSentEventMessage
+
+from app.api.edges.credentials import RECHECK_SECONDS, revocable, still_holds
+from app.api.edges.errors import InvalidValueError
+from app.api.table.after import after_of, with_after
+from app.runtime.broker import Subscription
+from app.runtime.runtime import ApiRuntime
+from domain.events import MatchEnded, RematchCreated
+from domain.evolve import evolve, fold
+from domain.recorded import RecordedEvent, event_line
+from domain.state import MatchState
+
+RETRY_MS = 2000
+"""How long a client waits before reconnecting (the SSE ``retry:`` field)."""
+
+
+def _contiguous(batches: list[list[RecordedEvent]], last: int) -> list[RecordedEvent] | None:
+    """The pushed events right after ``last``, or None when the store must be read instead."""
+    out: list[RecordedEvent] = []
+    expected = last + 1
+    for batch in batches:
+        if not batch:
+            return None  # "look in the store": news from another process
+        for recorded in batch:
+            if recorded.seq < expected:
+                continue
+            if recorded.seq != expected:
+                return None
+            out.append(recorded)
+            expected += 1
+    return out
+
+
+async def open_feed(
+    runtime: ApiRuntime, match_id: str, viewer: int, after: int, credential: str | None = None
+) -> AsyncIterator[ServerSentEventMessage]:
+    """Subscribe and read the backlog now (so an unknown match is a 404, not a broken stream).
+
+    ``credential``: the id of the credential the feed was opened with (app.api.edges.credentials); a
+    feed opened with one that can be revoked checks it every ``RECHECK_SECONDS`` and ends once
+    it no longer holds (an agent revoked, a player's token replaced), on any process.
+    """
+    # Subscribe before reading the backlog: an append in between is then pushed, not lost.
+    subscription = runtime.broker.subscribe(match_id)
+    try:
+        state = await runtime.call(runtime.service.load, match_id)
+        if after > state.events:
+            raise InvalidValueError(
+                f"Last-Event-ID {after} is past the match's last seq {state.events}"
+            )
+        stream = await runtime.offload(runtime.service.events, match_id)
+    except BaseException:
+        subscription.close()
+        raise
+    # The state at ``after``: where each message's ``after`` is evolved from.
+    start = fold(r.event for r in stream if r.seq <= after)
+    backlog = [r for r in stream if r.seq > after]
+    # A feed opened after the end does not wait for a rematch: the stored events are all.
+    return _feed(runtime, subscription, viewer, start, backlog, state.status == "ended", credential)
+
+
+async def _feed(
+    runtime: ApiRuntime,
+    subscription: Subscription,
+    viewer: int,
+    state: MatchState,
+    backlog: list[RecordedEvent],
+    opened_ended: bool,
+    credential: str | None = None,
+) -> AsyncIterator[ServerSentEventMessage]:
+    """Every event after ``state``'s last seq that ``viewer`` (a seat, SUPPORT or EVERYONE)
+    may see, live, each with the table after it; then, if the match ended while the feed was
+    open, its ``rematch_created`` when it comes within the rematch wait."""
+    match_id = subscription.match_id
+    clock = runtime.service.clock
+    loop = asyncio.get_running_loop()
+    ended = opened_ended
+    rematch_until: float | None = None  # when the wait for a rematch gives up (loop time)
+    recheck = revocable(credential)
+    next_check = loop.time() + RECHECK_SECONDS
+    quiet_since: float | None = None  # since when nothing was sent (for the keep-alive)
+    try:
+        last = state.events
+        pending = backlog
+        yield ServerSentEventMessage(data=None, comment="basra events", retry=RETRY_MS)
+        while True:
+            # R23: hidden fields open only once the match has ended.
+            ended = ended or any(isinstance(r.event, MatchEnded) for r in pending)
+            for recorded in pending:
+                if recorded.seq <= last:
+                    continue
+                if recorded.seq != last + 1:
+                    break  # a gap cannot come from the store; read it again below
+                state = evolve(state, recorded.event)
+                after = after_of(state, clock(), recorded.chain)
+                line = with_after(event_line(recorded, viewer, ended), after)
+                yield ServerSentEventMessage(data=line.decode(), id=recorded.seq)
+                last = recorded.seq
+                if isinstance(recorded.event, RematchCreated):
+                    return  # the last event a match can have
+                if isinstance(recorded.event, MatchEnded) and rematch_until is None:
+                    rematch_until = loop.time() + runtime.settings.rematch_wait_seconds
+            else:
+                if runtime.broker.closing:
+                    return  # a stopping server ends the feed; the client resumes elsewhere
+                if quiet_since is None:
+                    quiet_since = loop.time()
+                wait = quiet_since + runtime.settings.keepalive_seconds - loop.time()
+                if ended:
+                    if opened_ended or rematch_until is None:
+                        return
+                    left = rematch_until - loop.time()
+                    if left <= 0:
+                        return  # no rematch within the wait: the feed is done
+                    wait = min(wait, left)
+                if recheck:
+                    wait = max(0.0, min(wait, next_check - loop.time()))
+                batches = await subscription.next(wait)
+                if runtime.broker.closing:
+                    return
+                if recheck and loop.time() >= next_check:
+                    if not await runtime.call(still_holds, runtime, credential):
+                        return  # revoked or replaced: the feed closes (docs/api.md, "access")
+                    next_check = loop.time() + RECHECK_SECONDS
+                if batches is None:
+                    pending = []
+                    if loop.time() - quiet_since < runtime.settings.keepalive_seconds:
+                        continue  # woken only to check the credential: nothing to send yet
+                    yield ServerSentEventMessage(data=None, comment="keepalive")
+                    quiet_since = None
+                    continue
+                quiet_since = None
+                pushed = _contiguous(batches, last)
+                if pushed is not None:
+                    pending = pushed
+                    continue
+            pending = await runtime.offload(runtime.service.events, match_id, last)
+    finally:
+        subscription.close()

@@ -1,0 +1,1 @@
+"""Matches: creating, listing and reading tables, taking a seat, rematches, replay files."""

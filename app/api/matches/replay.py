@@ -1,0 +1,42 @@
+"""``GET /matches/{id}/replay``: the replay file (docs/replay-format.md)."""
+
+from __future__ import annotations
+
+from litestar import Controller, Response, get
+
+from app.api.edges.auth import AnyRequest, authenticate, record_support_access
+from app.api.edges.openapi import SEAT_SECURITY, errors
+from app.api.edges.params import MatchIdPath, Runtime
+from app.api.table import ops
+
+MEDIA_TYPE = "application/jsonl"
+"""JSON Lines."""
+
+
+class ReplayController(Controller):
+    """The replay file: support any time, a seat (its own hands) before the end, anyone after."""
+
+    path = "/matches/{match_id:str}/replay"
+    tags = ("replays",)
+    security = SEAT_SECURITY
+
+    @get("/", media_type=MEDIA_TYPE, responses=errors(401, 403, 404))
+    async def replay(
+        self, request: AnyRequest, runtime: Runtime, match_id: MatchIdPath
+    ) -> Response[bytes]:
+        """JSON Lines: the header, then one line per event (seed and hands open after the end)."""
+        authorization = request.headers.get("authorization")
+        who = None
+        if authorization is not None:
+            who = await authenticate(runtime, authorization, match_id)
+        viewer = None if who is None else who.seat
+        body = await runtime.offload(
+            ops.replay_file, runtime.service, match_id, viewer, runtime.players
+        )
+        if who is not None:
+            await record_support_access(runtime, who, "replay")
+        return Response(
+            body,
+            media_type=MEDIA_TYPE,
+            headers={"Content-Disposition": f'attachment; filename="{match_id}.jsonl"'},
+        )

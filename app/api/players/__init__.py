@@ -1,0 +1,1 @@
+"""Players: registering, the player's record, token rotation, names, the player's matches."""

@@ -1,0 +1,1 @@
+"""Results: a player's profile, matches and ratings, and the ladder."""

@@ -1,0 +1,1 @@
+"""A stored match verified and analysed over HTTP (``basra verify``, ``basra analyse``)."""
