@@ -14,6 +14,7 @@ from litestar.di import Provide
 from litestar.openapi import OpenAPIConfig
 
 from app.api.edges.caching import NoStoreForCredentials
+from app.api.edges.callers import CALLERS
 from app.api.edges.error_handlers import EXCEPTION_HANDLERS
 from app.api.edges.errors import RateLimitedError
 from app.api.edges.head import HeadAsGet
@@ -133,7 +134,7 @@ def create_app(
             metrics,
             *WEB_ROUTES,
         ],
-        dependencies={"runtime": Provide(runtime_of, sync_to_thread=False)},
+        dependencies={"runtime": Provide(runtime_of, sync_to_thread=False), **CALLERS},
         exception_handlers={**EXCEPTION_HANDLERS, RateLimitedError: handle_rate_limited},  # type: ignore[dict-item]
         middleware=limit_middleware(settings.limits, counters),
         cors_config=cors,

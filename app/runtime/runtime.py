@@ -193,7 +193,7 @@ def _inline(mode: str, service: MatchService) -> bool:
     if mode not in ("auto", "inline", "threads"):
         raise ValueError(f"BASRA_API_STORE_CALLS must be auto, inline or threads, not {mode!r}")
     if mode == "auto":
-        return getattr(service.store, "kind", "") == "memory"
+        return service.store.backend.never_waits
     return mode == "inline"
 
 

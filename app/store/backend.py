@@ -86,6 +86,9 @@ class Backend(abc.ABC):
     """
 
     kind: ClassVar[StoreKind]
+    never_waits: ClassVar[bool] = False
+    """Whether a call never waits on a lock, a disk or a network (memory only): the API may then
+    run short store calls on its event loop."""
     config: StoreConfig
     factory: InfrastructureFactory[Any]
     events: ApplicationRecorder

@@ -63,6 +63,7 @@ class MemoryBackend(Backend):
     """eventsourcing's in-memory recorders (PERSISTENCE_MODULE ``eventsourcing.popo``)."""
 
     kind = "memory"
+    never_waits = True
 
     def __init__(
         self, factory: InfrastructureFactory[Any], events: ApplicationRecorder, shared: _Shared

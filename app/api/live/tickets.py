@@ -9,7 +9,7 @@ from __future__ import annotations
 import msgspec
 from litestar import Controller, post
 
-from app.api.edges.auth import AnyRequest, authenticate
+from app.api.edges.callers import Caller
 from app.api.edges.openapi import SEAT_SECURITY, errors
 from app.api.edges.params import MatchIdPath, Runtime
 from app.api.edges.tokens import TICKET_PREFIX, issue_prefixed
@@ -31,10 +31,10 @@ class TicketsController(Controller):
 
     @post("/", status_code=201, responses=errors(401, 403, 404))
     async def issue(
-        self, request: AnyRequest, runtime: Runtime, match_id: MatchIdPath
+        self, runtime: Runtime, match_id: MatchIdPath, caller: Caller
     ) -> TicketResponse:
         """A ticket for one ``GET /matches/{id}/events?ticket=…`` within 60 s, as the caller."""
-        who = await authenticate(runtime, request.headers.get("authorization"), match_id)
+        who = caller
         if not await runtime.call(runtime.service.store.last_seq, match_id):
             raise MatchNotFoundError(match_id)
         ticket, ticket_hash = issue_prefixed(TICKET_PREFIX)

@@ -7,8 +7,9 @@ from typing import Annotated, TypeAlias
 from litestar import Controller, get, post
 from litestar.params import QueryParameter
 
-from app.api.edges.auth import AnyRequest, authenticate, authenticate_player
+from app.api.edges.auth import AnyRequest, authenticate_player
 from app.api.edges.bodies import read_body
+from app.api.edges.callers import OptionalCaller
 from app.api.edges.errors import SeedRefusedError
 from app.api.edges.openapi import OPTIONAL_SECURITY, errors, json_body
 from app.api.edges.params import MatchIdPath, Runtime, SeatPath, seat_number
@@ -133,18 +134,14 @@ class MatchesController(Controller):
 
     @get("/{match_id:str}", responses=errors(401, 403, 404), security=OPTIONAL_SECURITY)
     async def table(
-        self, request: AnyRequest, runtime: Runtime, match_id: MatchIdPath
+        self, runtime: Runtime, match_id: MatchIdPath, optional_caller: OptionalCaller
     ) -> TableResponse:
         """The public table: status, open seats by name, floor, counts, scores; no hand (R23).
 
         ``after`` holds the live turn. A table created with ``"spectators": false`` shows itself
         only to its seats and support (their token in the header); anyone else: 403.
         """
-        authorization = request.headers.get("authorization")
-        seated = False
-        if authorization is not None:
-            await authenticate(runtime, authorization, match_id)
-            seated = True
+        seated = optional_caller is not None  # a seat of the match, or support
         return await runtime.call(
             table_ops.public_table, runtime.service, match_id, runtime.players, seated=seated
         )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from litestar import Controller, post
 
-from app.api.edges.auth import AnyRequest, authenticate
+from app.api.edges.callers import Caller
 from app.api.edges.openapi import SEAT_SECURITY, errors
 from app.api.edges.params import MatchIdPath, Runtime
 from app.api.edges.tokens import new_request_id
@@ -21,7 +21,7 @@ class RematchController(Controller):
 
     @post("/", status_code=200, responses=errors(401, 403, 404, 409))
     async def rematch(
-        self, request: AnyRequest, runtime: Runtime, match_id: MatchIdPath
+        self, runtime: Runtime, match_id: MatchIdPath, seated: Caller
     ) -> RematchResponse:
         """Create the next match with the same settings (its own secret), linked both ways.
 
@@ -29,14 +29,11 @@ class RematchController(Controller):
         are kept for them; bots sit again. Asked again, it answers with the same rematch
         (``created`` false). Before the end: 409 ``match_not_ended``.
         """
-        who = await authenticate(
-            runtime, request.headers.get("authorization"), match_id, allow_support=False
-        )
         async with runtime.match_lock(match_id):
             return await runtime.call(
                 table_ops.rematch,
                 runtime.service,
                 match_id,
-                who.caused_by,
+                seated.caused_by,
                 new_request_id(),
             )

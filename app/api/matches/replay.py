@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from litestar import Controller, Response, get
 
-from app.api.edges.auth import AnyRequest, authenticate, record_support_access
+from app.api.edges.auth import record_support_access
+from app.api.edges.callers import OptionalCaller
 from app.api.edges.openapi import SEAT_SECURITY, errors
 from app.api.edges.params import MatchIdPath, Runtime
 from app.api.table import ops
@@ -22,13 +23,10 @@ class ReplayController(Controller):
 
     @get("/", media_type=MEDIA_TYPE, responses=errors(401, 403, 404))
     async def replay(
-        self, request: AnyRequest, runtime: Runtime, match_id: MatchIdPath
+        self, runtime: Runtime, match_id: MatchIdPath, optional_caller: OptionalCaller
     ) -> Response[bytes]:
         """JSON Lines: the header, then one line per event (seed and hands open after the end)."""
-        authorization = request.headers.get("authorization")
-        who = None
-        if authorization is not None:
-            who = await authenticate(runtime, authorization, match_id)
+        who = optional_caller
         viewer = None if who is None else who.seat
         body = await runtime.offload(
             ops.replay_file, runtime.service, match_id, viewer, runtime.players

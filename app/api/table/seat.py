@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from litestar import Controller, get, post
 
-from app.api.edges.auth import AnyRequest, authenticate, record_support_access
+from app.api.edges.auth import AnyRequest, record_support_access
 from app.api.edges.bodies import read_body
+from app.api.edges.callers import Caller, seat_player
 from app.api.edges.openapi import SEAT_SECURITY, errors, json_body
-from app.api.edges.params import IdempotencyKey, MatchIdPath, Runtime, SeatQuery, optional_seat
+from app.api.edges.params import IdempotencyKey, MatchIdPath, Runtime, SeatQuery
 from app.api.edges.tokens import new_request_id
 from app.api.matches.ops import seat_or_support_view
 from app.api.matches.schemas import (
@@ -29,20 +30,15 @@ class SeatController(Controller):
     security = SEAT_SECURITY
 
     @get("/view", responses=errors(401, 403, 404, 422))
-    async def view(
-        self, request: AnyRequest, runtime: Runtime, match_id: MatchIdPath, seat: SeatQuery = None
-    ) -> ViewResponse:
+    async def view(self, runtime: Runtime, match_id: MatchIdPath, viewer: Caller) -> ViewResponse:
         """The table as this seat sees it (its own hand only); support sees every hand.
 
         ``after`` holds the live turn: whose turn, its deadline, the server's now, the banner.
         """
-        who = await authenticate(
-            runtime, request.headers.get("authorization"), match_id, seat=optional_seat(seat)
-        )
         view = await runtime.call(
-            seat_or_support_view, runtime.service, match_id, who.seat, runtime.players
+            seat_or_support_view, runtime.service, match_id, viewer.seat, runtime.players
         )
-        await record_support_access(runtime, who, "view")
+        await record_support_access(runtime, viewer, "view")
         return view
 
     @post(
@@ -55,14 +51,9 @@ class SeatController(Controller):
         self, request: AnyRequest, runtime: Runtime, match_id: MatchIdPath, seat: SeatQuery = None
     ) -> PreviewResponse:
         """R24: what a card of the hand would take now, and its Basra points; changes nothing."""
+        # The body is read before the caller is (a malformed body is 400 whoever sends it).
         data = await read_body(request, PreviewRequest)
-        who = await authenticate(
-            runtime,
-            request.headers.get("authorization"),
-            match_id,
-            seat=optional_seat(seat),
-            allow_support=False,
-        )
+        who = await seat_player(request, runtime, match_id, seat)
         return await runtime.call(ops.preview, runtime.service, match_id, who.seat, data.card)
 
     @post(
@@ -80,14 +71,9 @@ class SeatController(Controller):
         seat: SeatQuery = None,
     ) -> PlayResponse:
         """Play a card; the result holds the play and every bot reply or deal that followed it."""
+        # The body is read before the caller is (a malformed body is 400 whoever sends it).
         data = await read_body(request, PlayRequest)
-        who = await authenticate(
-            runtime,
-            request.headers.get("authorization"),
-            match_id,
-            seat=optional_seat(seat),
-            allow_support=False,
-        )
+        who = await seat_player(request, runtime, match_id, seat)
         async with runtime.match_lock(match_id):
             return await runtime.call(
                 ops.play,
@@ -103,16 +89,10 @@ class SeatController(Controller):
 
     @post("/leave", status_code=200, responses=errors(401, 403, 404, 409, 422))
     async def leave(
-        self, request: AnyRequest, runtime: Runtime, match_id: MatchIdPath, seat: SeatQuery = None
+        self, runtime: Runtime, match_id: MatchIdPath, seat_player: Caller
     ) -> LeaveResponse:
         """Leave the match: the seat's side forfeits (R26)."""
-        who = await authenticate(
-            runtime,
-            request.headers.get("authorization"),
-            match_id,
-            seat=optional_seat(seat),
-            allow_support=False,
-        )
+        who = seat_player
         async with runtime.match_lock(match_id):
             return await runtime.call(
                 ops.leave, runtime.service, match_id, who.seat, who.caused_by, new_request_id()

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from litestar import Controller, get
 
-from app.api.edges.auth import AnyRequest, authenticate, record_support_access
+from app.api.edges.auth import record_support_access
+from app.api.edges.callers import OptionalCaller
 from app.api.edges.errors import MissingTokenError, SupportOnlyError
 from app.api.edges.openapi import OPTIONAL_SECURITY, errors
 from app.api.edges.params import MatchIdPath, Runtime
@@ -40,14 +41,13 @@ class AnalysisController(Controller):
 
     @get("/", responses=errors(401, 403, 404))
     async def analyse(
-        self, request: AnyRequest, runtime: Runtime, match_id: MatchIdPath
+        self, runtime: Runtime, match_id: MatchIdPath, optional_caller: OptionalCaller
     ) -> MatchAnalysis:
         """What ``basra analyse`` says: per play the strong bot's card, the expected points of
         both, the cost; and the mistakes, the costliest first (docs/bots.md)."""
-        authorization = request.headers.get("authorization")
-        if authorization is None:
+        who = optional_caller
+        if who is None:
             return await runtime.offload(analysis, runtime.service, match_id, None)
-        who = await authenticate(runtime, authorization, match_id)
         found = await runtime.offload(analysis, runtime.service, match_id, who.is_support)
         await record_support_access(runtime, who, "analysis")  # support only; before sending
         return found

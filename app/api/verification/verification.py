@@ -4,20 +4,13 @@ from __future__ import annotations
 
 from litestar import Controller, get, post
 
-from app.api.edges.auth import AnyRequest, Principal, authenticate, record_support_access
+from app.api.edges.auth import AnyRequest, Principal, record_support_access
 from app.api.edges.bodies import read_body
+from app.api.edges.callers import OptionalCaller
 from app.api.edges.openapi import OPTIONAL_SECURITY, errors, json_body
 from app.api.edges.params import MatchIdPath, Runtime
 from app.api.verification.ops import ReceiptBody, VerificationRequest, verification
 from replays.verification import Verification
-
-
-async def _caller(runtime: Runtime, request: AnyRequest, match_id: str) -> Principal | None:
-    """None for an anonymous caller, else the authenticated seat or support."""
-    authorization = request.headers.get("authorization")
-    if authorization is None:
-        return None
-    return await authenticate(runtime, authorization, match_id)
 
 
 async def _answer(
@@ -41,10 +34,10 @@ class VerificationController(Controller):
 
     @get("/", responses=errors(401, 403, 404))
     async def verify(
-        self, request: AnyRequest, runtime: Runtime, match_id: MatchIdPath
+        self, runtime: Runtime, match_id: MatchIdPath, optional_caller: OptionalCaller
     ) -> Verification:
         """What ``basra verify`` says: ``ok``, ``chain`` and the first ``divergence`` if any."""
-        return await _answer(runtime, await _caller(runtime, request, match_id), match_id, None)
+        return await _answer(runtime, optional_caller, match_id, None)
 
     @post(
         "/",
@@ -53,10 +46,13 @@ class VerificationController(Controller):
         operation_class=json_body(VerificationRequest),
     )
     async def verify_receipts(
-        self, request: AnyRequest, runtime: Runtime, match_id: MatchIdPath
+        self,
+        request: AnyRequest,
+        runtime: Runtime,
+        match_id: MatchIdPath,
+        optional_caller: OptionalCaller,
     ) -> Verification:
         """The same, checking the receipts a client kept: a ``receipt`` divergence names the
         first one the stored stream contradicts."""
-        who = await _caller(runtime, request, match_id)
         body = await read_body(request, VerificationRequest)
-        return await _answer(runtime, who, match_id, body.receipts)
+        return await _answer(runtime, optional_caller, match_id, body.receipts)
