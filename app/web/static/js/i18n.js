@@ -102,6 +102,11 @@ const STRINGS = {
 
 const KEY = "basra.lang";
 
+/** Add a page's or an area's own words: `addStrings({ en: {...}, ar: {...} })`, both languages. */
+export function addStrings(words) {
+  for (const lang of Object.keys(STRINGS)) Object.assign(STRINGS[lang], words[lang] || {});
+}
+
 /** The language in use: "en" or "ar". */
 export function language() {
   const chosen = localStorage.getItem(KEY);
