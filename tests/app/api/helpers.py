@@ -172,6 +172,7 @@ class SseReader:
     status: int | None = None
     error: BaseException | None = None
     connected: threading.Event = field(default_factory=threading.Event)
+    closing: threading.Event = field(default_factory=threading.Event)
     _thread: threading.Thread | None = None
 
     def start(self) -> SseReader:
@@ -192,6 +193,8 @@ class SseReader:
                     return
                 buffer = ""
                 for chunk in response.iter_text():
+                    if self.closing.is_set():
+                        return  # the client goes away (at the next chunk: a keep-alive at most)
                     buffer += chunk
                     *blocks, buffer = re.split(r"\r?\n\r?\n", buffer)
                     for block in blocks:
@@ -202,6 +205,14 @@ class SseReader:
         except BaseException as error:  # surfaced by join()
             self.error = error
             self.connected.set()
+
+    def close(self) -> None:
+        """Go away: the connection closes at the next thing the server sends."""
+        self.closing.set()
+        assert self._thread is not None
+        self._thread.join(30)
+        if self._thread.is_alive():
+            raise AssertionError("the SSE feed did not close in time")
 
     def wait_for(self, seq: int) -> None:
         """Return once the message with id ``seq`` has arrived (a condition, not a sleep)."""
