@@ -191,3 +191,36 @@ def test_a_stopping_server_deletes_its_rows_and_a_live_one_keeps_them(
         match_id = table.match_id
     # when the server stops with the feed still open, then its rows are gone
     assert held(match_id) == {}
+
+
+def test_a_players_ticket_feed_connects_their_seat_until_their_token_is_replaced(
+    presence_app: Litestar,
+) -> None:
+    with serving(presence_app) as server, httpx.Client(timeout=30) as http:
+        url = server.url
+        steps = HttpSteps(http, url)
+        # given a registered player seated at seat 0 of a table (seat 1 a bot)
+        registered = http.post(f"{url}/players", json={"name": "Noor"})
+        assert registered.status_code == 201, registered.text
+        token = str(registered.json()["token"])
+        match_id = str(steps.create(bots=[1], seed="presence-player")["match_id"])
+        seated = http.post(f"{url}/matches/{match_id}/seats/0", headers=bearer(token))
+        assert seated.status_code == 201, seated.text
+
+        def connected() -> list[bool]:
+            return list(http.get(f"{url}/matches/{match_id}").json()["connected"])
+
+        # when the player's browser opens the feed with a ticket
+        asked = http.post(f"{url}/matches/{match_id}/tickets", headers=bearer(token))
+        assert asked.status_code == 201, asked.text
+        feed_url = f"{url}/matches/{match_id}/events?ticket={asked.json()['ticket']}"
+        feed = SseReader(feed_url, {}).start()
+        wait_until(lambda: bool(feed.messages), "the feed's first line")
+        # then the player's seat is connected
+        assert connected() == [True, False]
+        # when the player replaces their token (the feed's credential no longer holds)
+        rotated = http.post(f"{url}/players/me/token", headers=bearer(token))
+        assert rotated.status_code in (200, 201), rotated.text
+        # then the feed ends, and with it the seat's connection
+        feed.join(30)
+        wait_until(lambda: connected() == [False, False], "seat 0 no longer connected")
