@@ -103,7 +103,17 @@ class ApiSettings:
             presence_expiry_seconds=seconds(
                 "BASRA_PRESENCE_EXPIRY_SECONDS", env, PRESENCE_EXPIRY_SECONDS
             ),
-        )
+        ).checked()
+
+    def checked(self) -> ApiSettings:
+        """These settings, or ValueError when they contradict each other: a presence heartbeat
+        must come more often than its expiry, or live processes would count as gone."""
+        if self.presence_beat_seconds >= self.presence_expiry_seconds:
+            raise ValueError(
+                f"BASRA_PRESENCE_BEAT_SECONDS ({self.presence_beat_seconds}) must be below"
+                f" BASRA_PRESENCE_EXPIRY_SECONDS ({self.presence_expiry_seconds})"
+            )
+        return self
 
 
 def parse_test_clock(text: str) -> tuple[int, float] | None:

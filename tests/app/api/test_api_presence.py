@@ -13,11 +13,13 @@ from typing import Any
 import httpx
 import pytest
 from litestar import Litestar
+from typer.testing import CliRunner
 
 from app.api.app import create_app
 from app.api.settings import ApiSettings
 from app.runtime.runtime import ApiRuntime
 from app.service import MatchService
+from cli.main import app as cli_app
 from tests.app.api.helpers import (
     SUPPORT_TOKEN,
     HttpSteps,
@@ -224,3 +226,37 @@ def test_a_players_ticket_feed_connects_their_seat_until_their_token_is_replaced
         # then the feed ends, and with it the seat's connection
         feed.join(30)
         wait_until(lambda: connected() == [False, False], "seat 0 no longer connected")
+
+
+def test_the_presence_settings_are_read_from_the_environment_and_checked() -> None:
+    # given the three settings in the environment
+    read = ApiSettings.from_env(
+        {
+            "BASRA_PRESENCE_FOLLOW_SECONDS": "0.25",
+            "BASRA_PRESENCE_BEAT_SECONDS": "2",
+            "BASRA_PRESENCE_EXPIRY_SECONDS": "12",
+        }
+    )
+    # then they are the settings, and unset they are 1, 5 and 30 seconds
+    assert (read.presence_follow_seconds, read.presence_beat_seconds) == (0.25, 2.0)
+    assert read.presence_expiry_seconds == 12.0
+    default = ApiSettings.from_env({})
+    assert (default.presence_follow_seconds, default.presence_beat_seconds) == (1.0, 5.0)
+    assert default.presence_expiry_seconds == 30.0
+    # and a heartbeat no more often than its expiry, or a number of seconds that is none, is
+    # refused before anything starts
+    with pytest.raises(ValueError, match="BASRA_PRESENCE_BEAT_SECONDS"):
+        ApiSettings.from_env({"BASRA_PRESENCE_EXPIRY_SECONDS": "5"})
+    with pytest.raises(ValueError, match="BASRA_PRESENCE_FOLLOW_SECONDS"):
+        ApiSettings.from_env({"BASRA_PRESENCE_FOLLOW_SECONDS": "soon"})
+
+
+def test_basra_serve_refuses_contradicting_presence_settings_in_one_line() -> None:
+    # when the server is started with a heartbeat slower than its expiry
+    result = CliRunner().invoke(
+        cli_app, ["serve", "--port", "0"], env={"BASRA_PRESENCE_BEAT_SECONDS": "40"}
+    )
+    # then it refuses in one line, naming the settings
+    assert result.exit_code != 0
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and "BASRA_PRESENCE_BEAT_SECONDS (40.0)" in lines[0], lines
