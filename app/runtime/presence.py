@@ -119,6 +119,9 @@ class Presence:
         self._written: set[tuple[str, int]] = set()  # rows this process has in the store
         self._again: set[tuple[str, int]] = set()
         self._writing: dict[tuple[str, int], asyncio.Task[None]] = {}
+        # Whether another process held any seat at the last look: while none does, a view of a
+        # match with no feed here needs no store read (one server process, the common case).
+        self._elsewhere = True
         self._loop_task: asyncio.Task[None] | None = None
         self._stopped = False
 
@@ -148,12 +151,15 @@ class Presence:
 
     async def seats(self, match_id: str) -> frozenset[int]:
         """The connected seats of any match: followed ones as last seen, others read from the
-        store (at most once per ``follow_every`` seconds)."""
+        store (at most once per ``follow_every`` seconds, and only while another process holds
+        any seat)."""
         local = self.registry.seats(match_id)
         remote = self._remote.get(match_id)
         if remote is not None:
             return local | remote
         now = time.monotonic()
+        if not self._elsewhere:
+            return local
         recent = self._recent.get(match_id)
         if recent is not None and now - recent[0] < self.follow_every:
             return local | recent[1]
@@ -260,13 +266,17 @@ class Presence:
             await asyncio.sleep(self.follow_every)
 
     async def _follow(self) -> None:
-        """Read the other processes' live rows of the matches with feeds here; wake those whose
-        flags changed."""
+        """Look whether any other process holds a seat; read the other processes' live rows of
+        the matches with feeds here, and wake those whose flags changed."""
+        live_since = time.time() - self.expiry
+        self._elsewhere = await self._call(
+            self._backend.presence_elsewhere, self.process, live_since
+        )
         watched = list(self._watched)
         if not watched:
             return
         found: dict[str, frozenset[int]] = await self._call(
-            self._backend.presence_seats, watched, self.process, time.time() - self.expiry
+            self._backend.presence_seats, watched, self.process, live_since
         )
         for match_id in watched:
             if match_id not in self._watched:

@@ -212,6 +212,11 @@ class Backend(abc.ABC):
         """The process stops: every row of it deleted."""
 
     @abc.abstractmethod
+    def presence_elsewhere(self, process: str, live_since: float) -> bool:
+        """Whether any process other than ``process`` holds a seat, its beat ``live_since`` or
+        later (one row read at most)."""
+
+    @abc.abstractmethod
     def presence_seats(
         self, match_ids: Sequence[str], process: str, live_since: float
     ) -> dict[str, frozenset[int]]:

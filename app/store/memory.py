@@ -174,6 +174,12 @@ class MemoryBackend(Backend):
             for key in [key for key in rows if key[2] == process]:
                 del rows[key]
 
+    def presence_elsewhere(self, process: str, live_since: float) -> bool:
+        """Whether another process has a live row."""
+        with self._shared.lock:
+            rows = self._shared.presence.items()
+            return any(key[2] != process and beat >= live_since for key, beat in rows)
+
     def presence_seats(
         self, match_ids: Sequence[str], process: str, live_since: float
     ) -> dict[str, frozenset[int]]:

@@ -177,6 +177,11 @@ class SqlBackend(Backend):
         with self.transaction() as run:
             run("DELETE FROM {h} WHERE process = {p}", (process,))
 
+    def presence_elsewhere(self, process: str, live_since: float) -> bool:
+        """The first live row of another process, if any."""
+        statement = "SELECT 1 FROM {h} WHERE process <> {p} AND beat >= {p} LIMIT 1"
+        return bool(self._read(statement, (process, live_since)))
+
     def presence_seats(
         self, match_ids: Sequence[str], process: str, live_since: float
     ) -> dict[str, frozenset[int]]:

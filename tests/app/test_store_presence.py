@@ -40,6 +40,7 @@ def test_a_held_seat_is_seen_by_another_handle_until_released(
     # then another handle sees each match's seats, and a process does not count its own rows
     assert live(other_store, ["m1", "m2", "m3"]) == {"m1": {0}, "m2": {1}}
     assert live(other_store, ["m1", "m2"], asking="a") == {"m1": {0}}
+    assert other_store.backend.presence_elsewhere("b", now - EXPIRY)
     # when "a" releases seat 0 of m1: "b" still holds it
     store.backend.presence_release("a", "m1", 0)
     assert live(other_store, ["m1", "m2"]) == {"m1": {0}, "m2": {1}}
@@ -48,6 +49,7 @@ def test_a_held_seat_is_seen_by_another_handle_until_released(
     store.backend.presence_release_all("a")
     # then nobody holds anything
     assert live(other_store, ["m1", "m2"]) == {}
+    assert not other_store.backend.presence_elsewhere("b", now - EXPIRY)
 
 
 def test_an_old_beat_counts_as_gone_and_a_heartbeat_keeps_rows_alive(
@@ -59,6 +61,8 @@ def test_an_old_beat_counts_as_gone_and_a_heartbeat_keeps_rows_alive(
     store.backend.presence_hold("alive", "m1", 0, now - EXPIRY / 2)
     # then only the live row counts
     assert live(other_store, ["m1"]) == {"m1": {0}}
+    assert other_store.backend.presence_elsewhere("crashed", now - EXPIRY)
+    assert not other_store.backend.presence_elsewhere("alive", now - EXPIRY)
     # when the live process beats (its rows refreshed, rows gone swept)
     held = store.backend.presence_beat("alive", now, now - EXPIRY)
     # then it is told how many rows it has, and the crashed row is gone for good
