@@ -17,6 +17,17 @@ WAITING_MINUTES = 30.0
 REMATCH_WAIT_SECONDS = 120.0
 """How long a feed open at a match's end waits for its rematch (``BASRA_REMATCH_WAIT_SECONDS``)."""
 
+PRESENCE_FOLLOW_SECONDS = 1.0
+"""How often a process reads the other processes' presence rows
+(``BASRA_PRESENCE_FOLLOW_SECONDS``)."""
+
+PRESENCE_BEAT_SECONDS = 5.0
+"""How often a process refreshes its presence rows (``BASRA_PRESENCE_BEAT_SECONDS``)."""
+
+PRESENCE_EXPIRY_SECONDS = 30.0
+"""A presence row whose beat is older counts as gone: its process crashed
+(``BASRA_PRESENCE_EXPIRY_SECONDS``)."""
+
 MAX_BODY_BYTES = 16 * 1024
 """The largest request body accepted; every body of this API is far smaller."""
 
@@ -51,13 +62,19 @@ class ApiSettings:
     test_clock: tuple[int, float] | None = None
     # How long a feed that saw its match end stays open for a rematch_created (docs/api.md).
     rematch_wait_seconds: float = REMATCH_WAIT_SECONDS
+    # Who is connected now (docs/api.md, "Connected now"): app/runtime/presence.py.
+    presence_follow_seconds: float = PRESENCE_FOLLOW_SECONDS
+    presence_beat_seconds: float = PRESENCE_BEAT_SECONDS
+    presence_expiry_seconds: float = PRESENCE_EXPIRY_SECONDS
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> ApiSettings:
         """``BASRA_SUPPORT_TOKEN``, ``BASRA_TEST_MODE=1``, ``BASRA_API_THREADS``,
         ``BASRA_API_STORE_CALLS`` (``auto``, ``inline`` or ``threads``), ``BASRA_CORS_ORIGINS``,
         ``BASRA_TRUSTED_PROXIES`` and ``BASRA_RATE_LIMITS`` (docs/api.md, "CORS and limits"),
-        ``BASRA_TURN_SECONDS`` and ``BASRA_WAITING_MINUTES`` (docs/api.md, "The turn clock")."""
+        ``BASRA_TURN_SECONDS`` and ``BASRA_WAITING_MINUTES`` (docs/api.md, "The turn clock"),
+        ``BASRA_PRESENCE_FOLLOW_SECONDS``, ``BASRA_PRESENCE_BEAT_SECONDS`` and
+        ``BASRA_PRESENCE_EXPIRY_SECONDS`` (docs/api.md, "Connected now")."""
         env = os.environ if environ is None else environ
         token = env.get("BASRA_SUPPORT_TOKEN") or None
         test_mode = env.get("BASRA_TEST_MODE", "") in ("1", "true", "yes")
@@ -77,7 +94,26 @@ class ApiSettings:
             rematch_wait_seconds=float(
                 env.get("BASRA_REMATCH_WAIT_SECONDS") or REMATCH_WAIT_SECONDS
             ),
-        )
+            presence_follow_seconds=seconds(
+                "BASRA_PRESENCE_FOLLOW_SECONDS", env, PRESENCE_FOLLOW_SECONDS
+            ),
+            presence_beat_seconds=seconds(
+                "BASRA_PRESENCE_BEAT_SECONDS", env, PRESENCE_BEAT_SECONDS
+            ),
+            presence_expiry_seconds=seconds(
+                "BASRA_PRESENCE_EXPIRY_SECONDS", env, PRESENCE_EXPIRY_SECONDS
+            ),
+        ).checked()
+
+    def checked(self) -> ApiSettings:
+        """These settings, or ValueError when they contradict each other: a presence heartbeat
+        must come more often than its expiry, or live processes would count as gone."""
+        if self.presence_beat_seconds >= self.presence_expiry_seconds:
+            raise ValueError(
+                f"BASRA_PRESENCE_BEAT_SECONDS ({self.presence_beat_seconds}) must be below"
+                f" BASRA_PRESENCE_EXPIRY_SECONDS ({self.presence_expiry_seconds})"
+            )
+        return self
 
 
 def parse_test_clock(text: str) -> tuple[int, float] | None:
@@ -112,4 +148,16 @@ def waiting_minutes(text: str) -> float:
         value = 0.0
     if not 0 < value < float("inf"):
         raise ValueError(f"the waiting time is a number of minutes above 0, not {text!r}")
+    return value
+
+
+def seconds(name: str, env: Mapping[str, str], default: float) -> float:
+    """A number of seconds above 0 from the variable ``name`` (``default`` when unset)."""
+    text = env.get(name) or str(default)
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0.0
+    if not 0 < value < float("inf"):
+        raise ValueError(f"{name} is a number of seconds above 0, not {text!r}")
     return value

@@ -58,6 +58,11 @@ class Subscription:
         self._batches.append(events)
         self._wake.set()
 
+    def nudge(self) -> None:
+        """Wake the stream with no events: something else about its match changed (who is
+        connected, app.runtime.presence); ``next`` then answers None as after a quiet wait."""
+        self._wake.set()
+
     async def next(self, timeout: float) -> list[list[RecordedEvent]] | None:
         """The batches pushed since the last call, or None after ``timeout`` seconds of quiet."""
         if not self._batches:
@@ -164,6 +169,11 @@ class EventBroker:
         """Hand appended events to the match's streams (call on the event loop)."""
         for sub in list(self._subs.get(match_id, ())):
             sub.push(events)
+
+    def nudge(self, match_id: str) -> None:
+        """Wake the match's streams without events (call on the event loop)."""
+        for sub in list(self._subs.get(match_id, ())):
+            sub.nudge()
 
     def publish_threadsafe(self, match_id: str, events: list[RecordedEvent]) -> None:
         """The service's append listener: runs on a worker thread, hops to the loop."""

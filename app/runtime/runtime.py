@@ -16,6 +16,7 @@ from app.readmodels.projections import Projections
 from app.runtime.broker import EventBroker
 from app.runtime.clock import TurnClock
 from app.runtime.facts import FactsCache
+from app.runtime.presence import Presence
 from app.service import MatchService
 from app.service.access import AccessService
 from app.service.clocks import fast_clock
@@ -28,8 +29,8 @@ T = TypeVar("T")
 class RuntimeSettings(Protocol):
     """The settings a runtime is built from and carries for its requests (the API's satisfy it).
 
-    The runtime reads the first six itself; the requests read the last four through
-    ``runtime.settings``.
+    The runtime reads the first six and the presence settings itself; the requests read the
+    other four through ``runtime.settings``.
     """
 
     @property
@@ -82,6 +83,21 @@ class RuntimeSettings(Protocol):
         """How long a feed open at a match's end waits for its rematch."""
         ...
 
+    @property
+    def presence_follow_seconds(self) -> float:
+        """How often the other processes' presence rows are read."""
+        ...
+
+    @property
+    def presence_beat_seconds(self) -> float:
+        """How often this process refreshes its presence rows."""
+        ...
+
+    @property
+    def presence_expiry_seconds(self) -> float:
+        """How old a presence row's beat may be before its process counts as gone."""
+        ...
+
 
 class ApiRuntime:
     """The service and its companions, shared by every request of one API process."""
@@ -98,6 +114,15 @@ class ApiRuntime:
         # Other processes' appends: pushed by the database where it can (PostgreSQL), else polled.
         listen = getattr(service.store, "listen", None)
         self.broker = EventBroker(notifications, settings.follow_every_seconds, listen)
+        # Which seats have a feed open on any process (app.runtime.presence).
+        self.presence = Presence(
+            service.store.backend,
+            self.call,
+            self.broker.nudge,
+            follow_every=settings.presence_follow_seconds,
+            beat_every=settings.presence_beat_seconds,
+            expiry=settings.presence_expiry_seconds,
+        )
         # The store is synchronous (docs/architecture.md L6): a bounded pool of threads calls it.
         self._executor = _store_threads(settings.store_threads)
         self.inline = _inline(settings.store_calls, service)
@@ -154,11 +179,13 @@ class ApiRuntime:
         """On startup: bind the broker to the loop, start the turn clock."""
         await self.broker.start(self.offload)
         await self.clock.start()
+        await self.presence.start()
 
     async def stop(self) -> None:
         """On shutdown: stop the clock and following the log, and end the open feeds."""
         await self.clock.stop()
         await self.broker.stop()
+        await self.presence.stop()  # after the feeds were told to end: its rows deleted
         # The threads end once their calls do; a started-again app gets fresh ones.
         self._executor.shutdown(wait=False)
         self._executor = _store_threads(self.settings.store_threads)

@@ -32,6 +32,9 @@ if TYPE_CHECKING:
 
     from app.store.live import LogListener
 
+PRESENCE_TABLE: Final = "stored_presence"
+"""The table of which process holds a feed of which seat (app.runtime.presence)."""
+
 STORED_FORM: Final = 3
 """The stored form this build reads and writes: compact rows under stream keys. A store is
 marked with it when created, or when ``basra store migrate`` has rewritten an earlier one
@@ -186,6 +189,39 @@ class Backend(abc.ABC):
     @abc.abstractmethod
     def assign_stream(self, match_id: str) -> int:
         """The match's stream number: the one it has, or a new one (in one transaction)."""
+
+    # -- presence (app.runtime.presence) ----------------------------------------------------
+    # One row per (match, seat, process) while that process holds a feed of that seat open,
+    # its ``beat`` (Unix seconds) refreshed by the process; an old beat is a process gone.
+
+    @abc.abstractmethod
+    def presence_hold(self, process: str, match_id: str, seat: int, beat: float) -> None:
+        """The process holds a feed of the seat: its row, written or refreshed in one step."""
+
+    @abc.abstractmethod
+    def presence_release(self, process: str, match_id: str, seat: int) -> None:
+        """The process holds no feed of the seat any more: its row deleted."""
+
+    @abc.abstractmethod
+    def presence_beat(self, process: str, beat: float, gone_before: float) -> int:
+        """Refresh every row of the process to ``beat`` (one statement) and delete every row of
+        any process whose beat is older than ``gone_before``; how many rows the process has."""
+
+    @abc.abstractmethod
+    def presence_release_all(self, process: str) -> None:
+        """The process stops: every row of it deleted."""
+
+    @abc.abstractmethod
+    def presence_elsewhere(self, process: str, live_since: float) -> bool:
+        """Whether any process other than ``process`` holds a seat, its beat ``live_since`` or
+        later (one row read at most)."""
+
+    @abc.abstractmethod
+    def presence_seats(
+        self, match_ids: Sequence[str], process: str, live_since: float
+    ) -> dict[str, frozenset[int]]:
+        """For each of these matches that has any, the seats held by a process other than
+        ``process`` whose beat is ``live_since`` or later."""
 
     # -- migration (app.store.migration) ----------------------------------------------------
 

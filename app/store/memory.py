@@ -57,6 +57,7 @@ class _Shared:
         )
         self.numbers: dict[str, int] = {}
         self.matches: dict[int, str] = {}
+        self.presence: dict[tuple[str, int, str], float] = {}  # (match, seat, process) -> beat
 
 
 class MemoryBackend(Backend):
@@ -142,3 +143,51 @@ class MemoryBackend(Backend):
                 self._shared.numbers[match_id] = number
                 self._shared.matches[number] = match_id
             return number
+
+    # -- presence ---------------------------------------------------------------------------
+
+    def presence_hold(self, process: str, match_id: str, seat: int, beat: float) -> None:
+        """The row written or refreshed."""
+        with self._shared.lock:
+            self._shared.presence[(match_id, seat, process)] = beat
+
+    def presence_release(self, process: str, match_id: str, seat: int) -> None:
+        """The row deleted."""
+        with self._shared.lock:
+            self._shared.presence.pop((match_id, seat, process), None)
+
+    def presence_beat(self, process: str, beat: float, gone_before: float) -> int:
+        """Refresh the process's rows, drop the rows gone."""
+        with self._shared.lock:
+            rows = self._shared.presence
+            mine = [key for key in rows if key[2] == process]
+            for key in mine:
+                rows[key] = beat
+            for key in [key for key, at in rows.items() if at < gone_before]:
+                del rows[key]
+            return len(mine)
+
+    def presence_release_all(self, process: str) -> None:
+        """Every row of the process deleted."""
+        with self._shared.lock:
+            rows = self._shared.presence
+            for key in [key for key in rows if key[2] == process]:
+                del rows[key]
+
+    def presence_elsewhere(self, process: str, live_since: float) -> bool:
+        """Whether another process has a live row."""
+        with self._shared.lock:
+            rows = self._shared.presence.items()
+            return any(key[2] != process and beat >= live_since for key, beat in rows)
+
+    def presence_seats(
+        self, match_ids: Sequence[str], process: str, live_since: float
+    ) -> dict[str, frozenset[int]]:
+        """The live rows of other processes."""
+        wanted = set(match_ids)
+        held: dict[str, set[int]] = {}
+        with self._shared.lock:
+            for (match_id, seat, holder), beat in self._shared.presence.items():
+                if match_id in wanted and holder != process and beat >= live_since:
+                    held.setdefault(match_id, set()).add(seat)
+        return {match_id: frozenset(seats) for match_id, seats in held.items()}

@@ -47,7 +47,7 @@ from psycopg.rows import DictRow
 from app.config import PostgresSettings, StoreConfig
 from app.errors import StoreNotMigratedError, StoreUnavailableError
 from app.store.backend import MIGRATE_HINT, STORED_FORM, OnRow, translated_errors
-from app.store.sql import SqlBackend
+from app.store.sql import PRESENCE_INDEX, PRESENCE_SCHEMA, SqlBackend
 from app.store.streams import STREAMS_TABLE
 
 if TYPE_CHECKING:
@@ -612,6 +612,11 @@ class PostgresBackend(SqlBackend):
                 "(n BIGSERIAL PRIMARY KEY, match_id TEXT NOT NULL UNIQUE)"
             ).format(schema, sql.Identifier(STREAMS_TABLE))
         )
+        # The presence table, on every open: a store written before it gets it now (its rows
+        # live only while processes hold feeds, so nothing is migrated).
+        with self.transaction() as run:
+            run(PRESENCE_SCHEMA.replace("{real}", "DOUBLE PRECISION"), ())
+            run(PRESENCE_INDEX, ())
         if form == STORED_FORM:
             return
         connection.execute(

@@ -15,7 +15,7 @@ from typing import Any, Final
 
 from eventsourcing.persistence import AggregateRecorder, StoredEvent
 
-from app.store.backend import Backend, Run
+from app.store.backend import PRESENCE_TABLE, Backend, Run
 from app.store.streams import STREAMS_TABLE
 
 _MADE_LIMIT: Final = 512  # statements kept made; a read of N ids makes one per N
@@ -24,6 +24,24 @@ _CHUNK: Final = 500  # numbers per read, well under SQLite's limit on bound para
 _SIDE_ROWS: Final = (
     "SELECT originator_id, originator_version, topic, state FROM {s}"
     " WHERE originator_id IN ({marks}) ORDER BY originator_id, originator_version"
+)
+
+PRESENCE_SCHEMA: Final = (
+    "CREATE TABLE IF NOT EXISTS {h} (match_id TEXT NOT NULL, seat INTEGER NOT NULL,"
+    " process TEXT NOT NULL, beat {real} NOT NULL, PRIMARY KEY (match_id, seat, process))"
+)
+"""The presence table (``{real}``: the database's name for a double)."""
+
+PRESENCE_INDEX: Final = f"CREATE INDEX IF NOT EXISTS {PRESENCE_TABLE}_process ON {{h}} (process)"
+"""A process's rows found without a scan (its heartbeat, its stop)."""
+
+_HOLD: Final = (
+    "INSERT INTO {h} (match_id, seat, process, beat) VALUES ({p}, {p}, {p}, {p})"
+    " ON CONFLICT (match_id, seat, process) DO UPDATE SET beat = excluded.beat"
+)
+
+_HELD: Final = (
+    "SELECT match_id, seat FROM {h} WHERE match_id IN ({marks}) AND process <> {p} AND beat >= {p}"
 )
 
 _SIDE_VERSIONS: Final = (
@@ -46,7 +64,7 @@ class SqlBackend(Backend):
 
     def _tables(self, side: str | None = None) -> dict[str, str]:
         recorder: Any = self.events
-        tables = {"t": STREAMS_TABLE, "e": recorder.events_table_name}
+        tables = {"t": STREAMS_TABLE, "e": recorder.events_table_name, "h": PRESENCE_TABLE}
         if side is not None:
             tables["s"] = side
         return tables
@@ -129,3 +147,50 @@ class SqlBackend(Backend):
         with self.transaction() as run:
             run(self.insert_ignoring, (match_id,))
             return int(run("SELECT n FROM {t} WHERE match_id = {p}", (match_id,))[0]["n"])
+
+    # -- presence ---------------------------------------------------------------------------
+
+    def presence_hold(self, process: str, match_id: str, seat: int, beat: float) -> None:
+        """One upsert on the table's key."""
+        with self.transaction() as run:
+            run(_HOLD, (match_id, seat, process, beat))
+
+    def presence_release(self, process: str, match_id: str, seat: int) -> None:
+        """One delete on the table's key."""
+        with self.transaction() as run:
+            run(
+                "DELETE FROM {h} WHERE match_id = {p} AND seat = {p} AND process = {p}",
+                (match_id, seat, process),
+            )
+
+    def presence_beat(self, process: str, beat: float, gone_before: float) -> int:
+        """The refresh and the sweep of rows gone, in one transaction."""
+        with self.transaction() as run:
+            held = run(
+                "UPDATE {h} SET beat = {p} WHERE process = {p} RETURNING seat", (beat, process)
+            )
+            run("DELETE FROM {h} WHERE beat < {p}", (gone_before,))
+            return len(held)
+
+    def presence_release_all(self, process: str) -> None:
+        """One delete on the process's index."""
+        with self.transaction() as run:
+            run("DELETE FROM {h} WHERE process = {p}", (process,))
+
+    def presence_elsewhere(self, process: str, live_since: float) -> bool:
+        """The first live row of another process, if any."""
+        statement = "SELECT 1 FROM {h} WHERE process <> {p} AND beat >= {p} LIMIT 1"
+        return bool(self._read(statement, (process, live_since)))
+
+    def presence_seats(
+        self, match_ids: Sequence[str], process: str, live_since: float
+    ) -> dict[str, frozenset[int]]:
+        """A few hundred matches a statement, on the table's key."""
+        held: dict[str, set[int]] = {}
+        wanted = sorted(set(match_ids))
+        for start in range(0, len(wanted), _CHUNK):
+            chunk = tuple(wanted[start : start + _CHUNK])
+            statement = _HELD.replace("{marks}", ", ".join(["{p}"] * len(chunk)))
+            for row in self._read(statement, (*chunk, process, live_since)):
+                held.setdefault(str(row["match_id"]), set()).add(int(row["seat"]))
+        return {match_id: frozenset(seats) for match_id, seats in held.items()}

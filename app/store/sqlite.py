@@ -33,8 +33,14 @@ from eventsourcing.sqlite import SQLiteConnection, SQLiteConnectionPool, SQLiteD
 
 from app.config import StoreConfig
 from app.errors import StoreNotMigratedError, StoreUnavailableError
-from app.store.backend import MIGRATE_HINT, STORED_FORM, LogRow, translated_errors
-from app.store.sql import SqlBackend
+from app.store.backend import (
+    MIGRATE_HINT,
+    PRESENCE_TABLE,
+    STORED_FORM,
+    LogRow,
+    translated_errors,
+)
+from app.store.sql import PRESENCE_INDEX, PRESENCE_SCHEMA, SqlBackend
 from app.store.streams import STREAMS_TABLE
 
 LOCK_TIMEOUT_SECONDS = 5
@@ -226,6 +232,7 @@ class SQLiteBackend(SqlBackend):
             if form != STORED_FORM:
                 backend._finish_schema(path, migrating)
             backend._index_topics()
+            backend._presence_table()
         except BaseException:
             factory.close()
             raise
@@ -260,6 +267,15 @@ class SQLiteBackend(SqlBackend):
             return
         with self.transaction() as run:
             run(f"CREATE INDEX IF NOT EXISTS {TOPIC_INDEX} ON {{e}} (topic)", ())
+
+    def _presence_table(self) -> None:
+        """Create the presence table when missing (a store written before it gets it on its
+        next open; its rows live only while processes hold feeds, so nothing is migrated)."""
+        if self._read("SELECT 1 FROM sqlite_master WHERE name = {p}", (PRESENCE_TABLE,)):
+            return
+        with self.transaction() as run:
+            run(PRESENCE_SCHEMA.replace("{real}", "REAL"), ())
+            run(PRESENCE_INDEX, ())
 
     def reopen(self) -> SQLiteBackend:
         """The same file, opened again."""

@@ -12,7 +12,13 @@ right after ``rematch_created`` (sent live, so the client can follow the link), 
 
 Each message also carries ``after``, the table right after its event (app.api.table.after): the feed
 folds the stream from its start once when it opens, then evolves that state by each event it
-sends, so a resumed feed gets the same ``after`` for every event it replays.
+sends, so a resumed feed gets the same ``after`` for every event it replays (but ``now`` and
+``connected``, which are as of the message's writing).
+
+Connected now (app.runtime.presence): a feed opened as a seat connects that seat while it is
+open; whenever the match's flags change, the feed sends ``event: presence`` with ``data:
+{"connected": [...], "now": ...}`` and no ``id`` (not an event of the match: resuming with
+``Last-Event-ID`` is unaffected).
 """
 
 from __future__ import annotations
@@ -24,7 +30,7 @@ from litestar.response import ServerSentEventMessage
 
 from app.api.edges.credentials import RECHECK_SECONDS, revocable, still_holds
 from app.api.edges.errors import InvalidValueError
-from app.api.table.after import after_of, with_after
+from app.api.table.after import after_of, presence_line, with_after
 from app.runtime.broker import Subscription
 from app.runtime.runtime import ApiRuntime
 from domain.events import MatchEnded, RematchCreated
@@ -101,7 +107,10 @@ async def _feed(
     recheck = revocable(credential)
     next_check = loop.time() + RECHECK_SECONDS
     quiet_since: float | None = None  # since when nothing was sent (for the keep-alive)
+    presence = runtime.presence  # who is connected now (docs/api.md, "Connected now")
+    presence.feed_opened(match_id, viewer)  # a seat's feed connects its seat
     try:
+        shown = await presence.seats(match_id)  # the flags the client was last sent
         last = state.events
         pending = backlog
         yield ServerSentEventMessage(data=None, comment="basra events", retry=RETRY_MS)
@@ -114,7 +123,8 @@ async def _feed(
                 if recorded.seq != last + 1:
                     break  # a gap cannot come from the store; read it again below
                 state = evolve(state, recorded.event)
-                after = after_of(state, clock(), recorded.chain)
+                shown = presence.known(match_id)
+                after = after_of(state, clock(), recorded.chain, shown)
                 line = with_after(event_line(recorded, viewer, ended), after)
                 yield ServerSentEventMessage(data=line.decode(), id=recorded.seq)
                 last = recorded.seq
@@ -123,6 +133,10 @@ async def _feed(
                 if isinstance(recorded.event, MatchEnded) and rematch_until is None:
                     rematch_until = loop.time() + runtime.settings.rematch_wait_seconds
             else:
+                if presence.known(match_id) != shown:
+                    shown = presence.known(match_id)  # no id: not an event of the match
+                    line = presence_line(state, shown, clock())
+                    yield ServerSentEventMessage(data=line.decode(), event="presence")
                 if runtime.broker.closing:
                     return  # a stopping server ends the feed; the client resumes elsewhere
                 if quiet_since is None:
@@ -159,3 +173,4 @@ async def _feed(
             pending = await runtime.offload(runtime.service.events, match_id, last)
     finally:
         subscription.close()
+        presence.feed_closed(match_id, viewer)

@@ -138,12 +138,20 @@ class MatchesController(Controller):
     ) -> TableResponse:
         """The public table: status, open seats by name, floor, counts, scores; no hand (R23).
 
-        ``after`` holds the live turn. A table created with ``"spectators": false`` shows itself
-        only to its seats and support (their token in the header); anyone else: 403.
+        ``after`` holds the live turn; ``connected`` says, per seat, whether a feed of that
+        seat is open now (true or false, nothing more). A table created with ``"spectators":
+        false`` shows itself only to its seats and support (their token in the header); anyone
+        else: 403.
         """
         seated = optional_caller is not None  # a seat of the match, or support
+        connected = await runtime.presence.seats(match_id)
         return await runtime.call(
-            table_ops.public_table, runtime.service, match_id, runtime.players, seated=seated
+            table_ops.public_table,
+            runtime.service,
+            match_id,
+            runtime.players,
+            seated=seated,
+            connected=connected,
         )
 
     @post(

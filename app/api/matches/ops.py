@@ -8,6 +8,7 @@ matches read model, which holds no card, token or secret.
 from __future__ import annotations
 
 import secrets
+from collections.abc import Set
 
 import msgspec
 
@@ -57,17 +58,22 @@ def check_spectators(state: MatchState) -> None:
 
 
 def public_table(
-    service: MatchService, match_id: str, players: PlayerService | None, *, seated: bool
+    service: MatchService,
+    match_id: str,
+    players: PlayerService | None,
+    *,
+    seated: bool,
+    connected: Set[int] = frozenset(),
 ) -> TableResponse:
-    """The public table (no hand, R23) with its live turn; ``seated`` callers pass the
-    spectators check (a seat of the match, or support)."""
+    """The public table (no hand, R23) with its live turn and the ``connected`` seats' flags;
+    ``seated`` callers pass the spectators check (a seat of the match, or support)."""
     state = named(service, players, match_id)
     if not seated:
         check_spectators(state)
     view = table_view(state)
     chain = service.chain_head(match_id, state.events)
-    after = after_of(state, service.clock(), chain)
-    return TableResponse(**msgspec.structs.asdict(view), after=after)
+    after = after_of(state, service.clock(), chain, connected)
+    return TableResponse(**msgspec.structs.asdict(view), after=after, connected=after.connected)
 
 
 def spectators_allowed(service: MatchService, match_id: str) -> bool:
@@ -77,15 +83,24 @@ def spectators_allowed(service: MatchService, match_id: str) -> bool:
 
 
 def seat_or_support_view(
-    service: MatchService, match_id: str, seat: int, players: PlayerService | None = None
+    service: MatchService,
+    match_id: str,
+    seat: int,
+    players: PlayerService | None = None,
+    connected: Set[int] = frozenset(),
 ) -> SeatViewResponse | SupportViewResponse:
-    """The table as ``seat`` (or SUPPORT) sees it, with its live turn."""
+    """The table as ``seat`` (or SUPPORT) sees it, with its live turn and who is connected."""
     state = named(service, players, match_id)
-    after = after_of(state, service.clock(), service.chain_head(match_id, state.events))
+    chain = service.chain_head(match_id, state.events)
+    after = after_of(state, service.clock(), chain, connected)
     if seat == SUPPORT:
         shown = support_view(state)
-        return SupportViewResponse(**msgspec.structs.asdict(shown), after=after)
-    return SeatViewResponse(**msgspec.structs.asdict(seat_view(state, seat)), after=after)
+        return SupportViewResponse(
+            **msgspec.structs.asdict(shown), after=after, connected=after.connected
+        )
+    return SeatViewResponse(
+        **msgspec.structs.asdict(seat_view(state, seat)), after=after, connected=after.connected
+    )
 
 
 # -- the lobby ----------------------------------------------------------------------------------

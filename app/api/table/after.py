@@ -6,6 +6,8 @@ and until when without asking again. It holds counts only, never a card of any h
 
 from __future__ import annotations
 
+from collections.abc import Set
+
 import msgspec
 
 from domain.state import MatchState
@@ -33,11 +35,35 @@ class After(msgspec.Struct, frozen=True, kw_only=True):
     # keeps {seq, chain} can show, after the end, that the stored stream passes through it.
     # None for a stream recorded without a chain.
     chain: str | None = None
+    # Connected now (docs/api.md): per seat, whether a feed of that seat is open on any server
+    # process when the message was written. True or false only: nothing else about anyone.
+    connected: tuple[bool, ...] = ()
 
 
-def after_of(state: MatchState, now: str, chain: str | None = None) -> After:
+class PresenceLine(msgspec.Struct, frozen=True, kw_only=True):
+    """The ``data`` of an ``event: presence`` SSE message: who is connected now, at ``now``."""
+
+    connected: tuple[bool, ...]
+    now: str
+
+
+def connected_flags(state: MatchState, seats: Set[int]) -> tuple[bool, ...]:
+    """One flag per seat of the match: whether that seat is in ``seats`` (connected now)."""
+    count = state.setup.seats if state.setup is not None else 0
+    return tuple(seat in seats for seat in range(count))
+
+
+def presence_line(state: MatchState, seats: Set[int], now: str) -> bytes:
+    """The ``data`` of a presence message (no ``id``: it is not an event of the match)."""
+    return AFTER_ENCODER.encode(PresenceLine(connected=connected_flags(state, seats), now=now))
+
+
+def after_of(
+    state: MatchState, now: str, chain: str | None = None, connected: Set[int] = frozenset()
+) -> After:
     """The live turn and banner of ``state`` at the server's ``now``: counts only (R23), with
-    ``chain``, the chain link after the state's last event (the receipt)."""
+    ``chain``, the chain link after the state's last event (the receipt), and which seats
+    are ``connected`` now."""
     return After(
         seq=state.events,
         status=state.status,
@@ -47,6 +73,7 @@ def after_of(state: MatchState, now: str, chain: str | None = None) -> After:
         stock=len(state.stock) if state.status == "playing" else 0,
         carry=state.carry,
         chain=chain,
+        connected=connected_flags(state, connected),
     )
 
 

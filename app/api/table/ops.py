@@ -10,7 +10,7 @@ Handlers authenticate and hand over here; everything that reaches a seat is buil
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence, Set
 
 import msgspec
 
@@ -213,6 +213,7 @@ def play(
     expected_seq: int | None,
     caused_by: str,
     idempotency_key: str | None,
+    connected: Set[int] = frozenset(),
 ) -> PlayResponse:
     """Play a card (then the bots' replies); a retried idempotent play returns the first result.
 
@@ -220,6 +221,7 @@ def play(
     it decides the play on, before anything else (``_key_unused``): a key already used there
     answers with the first result, so the check and the append are one optimistic step, and a
     repeat is recognised however the stream moved on since (docs/api.md, "Idempotent plays").
+    ``connected``: the seats connected now, for the view's flags.
     """
     card = parse_card(card_text)
     guard: Callable[[MatchState], None] | None = None
@@ -239,8 +241,8 @@ def play(
             guard=guard,
         )
     except _KeyAlreadyUsed as used:
-        return _replayed(service, match_id, seat, used.record)
-    return _result(service, match_id, seat, outcome.events, outcome.after)
+        return _replayed(service, match_id, seat, used.record, connected)
+    return _result(service, match_id, seat, outcome.events, outcome.after, connected)
 
 
 class _KeyAlreadyUsed(Exception):
@@ -277,12 +279,17 @@ def _key_unused(facts: FactsCache, match_id: str, request_id: str) -> Callable[[
 
 
 def _replayed(
-    service: MatchService, match_id: str, seat: int, record: RequestRecord
+    service: MatchService,
+    match_id: str,
+    seat: int,
+    record: RequestRecord,
+    connected: Set[int] = frozenset(),
 ) -> PlayResponse:
     """The first result of an idempotent play, from the events it appended."""
     recorded = service.events(match_id, record.first_seq - 1)
     recorded = [r for r in recorded if r.seq <= record.last_seq]
-    return _result(service, match_id, seat, recorded, service.state_at(match_id, record.last_seq))
+    after = service.state_at(match_id, record.last_seq)
+    return _result(service, match_id, seat, recorded, after, connected)
 
 
 def _result(
@@ -291,6 +298,7 @@ def _result(
     seat: int,
     recorded: list[RecordedEvent],
     after: MatchState,
+    connected: Set[int] = frozenset(),
 ) -> PlayResponse:
     """A play's answer: what it took, its events as ``seat`` sees them, and the seat's view
     right after them (``after``), with its live turn and the receipt chain of its last seq."""
@@ -299,6 +307,7 @@ def _result(
         # Not a refusal: the stream itself is wrong, a fault of the server (500).
         raise TypeError("the first event of a play is not card_played")
     view = seat_view(after, seat)
+    live = after_of(after, service.clock(), recorded[-1].chain, connected)
     return PlayResponse(
         match_id=match_id,
         seat=seat,
@@ -307,10 +316,7 @@ def _result(
         basra=played.basra,
         seq=recorded[-1].seq,
         events=event_lines(recorded, seat),
-        view=SeatViewResponse(
-            **msgspec.structs.asdict(view),
-            after=after_of(after, service.clock(), recorded[-1].chain),
-        ),
+        view=SeatViewResponse(**msgspec.structs.asdict(view), after=live, connected=live.connected),
     )
 
 

@@ -9,21 +9,25 @@ from domain.views import SeatView, SupportView, TableView
 
 
 class TableResponse(TableView, frozen=True, kw_only=True):
-    """``GET /matches/{id}``: the public table (no hand, R23) and its live turn."""
+    """``GET /matches/{id}``: the public table (no hand, R23), its live turn, and which seats
+    are connected now (a feed of the seat open: true or false, nothing more)."""
 
     after: After
+    connected: tuple[bool, ...]
 
 
 class SeatViewResponse(SeatView, frozen=True, kw_only=True):
-    """A seat's view (its own hand only, R23) and the live turn."""
+    """A seat's view (its own hand only, R23), the live turn, and which seats are connected."""
 
     after: After
+    connected: tuple[bool, ...]
 
 
 class SupportViewResponse(SupportView, frozen=True, kw_only=True):
-    """Support's view and the live turn."""
+    """Support's view, the live turn, and which seats are connected."""
 
     after: After
+    connected: tuple[bool, ...]
 
 
 ViewResponse = SeatViewResponse | SupportViewResponse

@@ -33,10 +33,17 @@ class SeatController(Controller):
     async def view(self, runtime: Runtime, match_id: MatchIdPath, viewer: Caller) -> ViewResponse:
         """The table as this seat sees it (its own hand only); support sees every hand.
 
-        ``after`` holds the live turn: whose turn, its deadline, the server's now, the banner.
+        ``after`` holds the live turn: whose turn, its deadline, the server's now, the banner;
+        ``connected`` says, per seat, whether a feed of that seat is open now.
         """
+        connected = await runtime.presence.seats(match_id)
         view = await runtime.call(
-            seat_or_support_view, runtime.service, match_id, viewer.seat, runtime.players
+            seat_or_support_view,
+            runtime.service,
+            match_id,
+            viewer.seat,
+            runtime.players,
+            connected,
         )
         await record_support_access(runtime, viewer, "view")
         return view
@@ -74,6 +81,7 @@ class SeatController(Controller):
         # The body is read before the caller is (a malformed body is 400 whoever sends it).
         data = await read_body(request, PlayRequest)
         who = await seat_player(request, runtime, match_id, seat)
+        connected = await runtime.presence.seats(match_id)
         async with runtime.match_lock(match_id):
             return await runtime.call(
                 ops.play,
@@ -85,6 +93,7 @@ class SeatController(Controller):
                 expected_seq=data.seq,
                 caused_by=who.caused_by,
                 idempotency_key=idempotency_key,
+                connected=connected,
             )
 
     @post("/leave", status_code=200, responses=errors(401, 403, 404, 409, 422))

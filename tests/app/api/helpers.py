@@ -65,11 +65,13 @@ def cards_in(text: str) -> set[str]:
 
 @dataclass
 class SseMessage:
-    """One SSE message: ``id`` and the decoded ``data`` line (or a comment)."""
+    """One SSE message: ``id``, the decoded ``data`` line (or a comment) and its ``event`` type
+    (None for the match's events; ``presence`` for who is connected now)."""
 
     id: int | None
     data: dict[str, Any] | None
     raw: str
+    event: str | None = None
 
 
 def parse_sse(text: str) -> list[SseMessage]:
@@ -79,14 +81,17 @@ def parse_sse(text: str) -> list[SseMessage]:
         if not block.strip():
             continue
         event_id: int | None = None
+        event_type: str | None = None
         data_lines: list[str] = []
         for line in re.split(r"\r?\n", block):
             if line.startswith("id:"):
                 event_id = int(line[3:].strip())
+            elif line.startswith("event:"):
+                event_type = line[6:].strip()
             elif line.startswith("data:"):
                 data_lines.append(line[5:].lstrip(" "))
         data = json.loads("\n".join(data_lines)) if data_lines else None
-        messages.append(SseMessage(event_id, data, block))
+        messages.append(SseMessage(event_id, data, block, event_type))
     return messages
 
 
@@ -167,6 +172,7 @@ class SseReader:
     status: int | None = None
     error: BaseException | None = None
     connected: threading.Event = field(default_factory=threading.Event)
+    closing: threading.Event = field(default_factory=threading.Event)
     _thread: threading.Thread | None = None
 
     def start(self) -> SseReader:
@@ -187,6 +193,8 @@ class SseReader:
                     return
                 buffer = ""
                 for chunk in response.iter_text():
+                    if self.closing.is_set():
+                        return  # the client goes away (at the next chunk: a keep-alive at most)
                     buffer += chunk
                     *blocks, buffer = re.split(r"\r?\n\r?\n", buffer)
                     for block in blocks:
@@ -198,6 +206,14 @@ class SseReader:
             self.error = error
             self.connected.set()
 
+    def close(self) -> None:
+        """Go away: the connection closes at the next thing the server sends."""
+        self.closing.set()
+        assert self._thread is not None
+        self._thread.join(30)
+        if self._thread.is_alive():
+            raise AssertionError("the SSE feed did not close in time")
+
     def wait_for(self, seq: int) -> None:
         """Return once the message with id ``seq`` has arrived (a condition, not a sleep)."""
         wait_until(lambda: any(m.id == seq for m in self.messages), f"seq {seq} on the feed")
@@ -205,11 +221,12 @@ class SseReader:
     def _done(self, message: SseMessage) -> bool:
         if message.data is not None and message.data.get("type") == "match_ended":
             return True
-        events = [m for m in self.messages if m.data is not None]
+        events = [m for m in self.messages if m.data is not None and m.event is None]
         return self.stop_after is not None and len(events) >= self.stop_after
 
     def join(self, timeout: float = 60.0, *, allow_cut: bool = False) -> list[SseMessage]:
-        """Wait for the feed to finish; the event messages (comments left out).
+        """Wait for the feed to finish; the match's event messages (comments and presence
+        messages left out).
 
         ``allow_cut``: the server going away mid-feed is expected (a restart).
         """
@@ -220,7 +237,11 @@ class SseReader:
         cut = isinstance(self.error, httpx.RemoteProtocolError | httpx.ReadError)
         if self.error is not None and not (allow_cut and cut):
             raise self.error
-        return [m for m in self.messages if m.data is not None]
+        return [m for m in self.messages if m.data is not None and m.event is None]
+
+    def presence(self) -> list[dict[str, Any]]:
+        """The ``data`` of each ``event: presence`` message received so far."""
+        return [m.data for m in list(self.messages) if m.event == "presence" and m.data]
 
 
 class HttpSteps:

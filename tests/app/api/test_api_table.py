@@ -224,6 +224,7 @@ def test_every_feed_message_carries_the_table_after_its_event_also_when_resumed(
             "stock": len(state.stock) if state.status == "playing" else 0,
             "carry": state.carry,
             "chain": recorded.chain,  # the receipt: the chain link after this event
+            "connected": [True, False],  # seat 0's own feed is open as it is sent
         }
     sent = {m.id: timeless(m.data)["after"] for m in whole if m.data is not None}
     again = {m.id: timeless(m.data)["after"] for m in resumed if m.data is not None}
