@@ -164,4 +164,4 @@ def test_two_partners_at_a_four_seat_table_in_two_browsers(new_page: Any, server
         assert [int(s) for s in scores] == public["scores"]
         names = page.locator("[data-testid=scores] .score-names").all_inner_texts()
         assert names[0] == "you and Guest"
-        assert names[1] == "easy bot and easy bot"
+        assert names[1] == "easy bot 2 and easy bot 4"

@@ -25,7 +25,9 @@ export function rulesetName(ruleset) {
 /** A seat's name as the table shows it: the player's name, or the bot's kind. */
 export function seatName(state, seat, mine) {
   const name = state.names[seat];
-  const shown = name ? (state.bots.includes(seat) ? botName(name) : name) : `${t("seat")} ${seat + 1}`;
+  let shown = name ? (state.bots.includes(seat) ? botName(name) : name) : `${t("seat")} ${seat + 1}`;
+  // Two bots at one table are told apart by their seat.
+  if (state.bots.includes(seat) && state.bots.length > 1) shown = `${shown} ${seat + 1}`;
   return seat === mine ? t("you_name", shown) : shown;
 }
 
@@ -92,7 +94,7 @@ export function announcement(before, e, mine) {
   }
   if (e.type === "match_ended" && typeof e.seat === "number") {
     const name = seatName(before, e.seat, mine);
-    if (e.reason === "forfeit") return { kind: "leave", text: t("left_table", name) };
+    if (e.reason === "forfeit") return { kind: "leave", text: e.seat === mine ? t("you_left_table") : t("left_table", name) };
     if (e.reason === "timeout") return { kind: "clock", text: t("time_ran_out_for", name) };
   }
   return null;

@@ -32,7 +32,7 @@ let clockOffset = 0; // the server's now minus this browser's clock
 let busy = false;
 let rematchId = null;
 let gaps = 0;
-const timings = []; // {seq, received, shown}: for measuring how soon a play reaches the page
+const timings = []; // {seq, received, shown, announced}: how soon each event reached the screen
 window.basraTimings = timings;
 
 const pacer = new Pacer({
@@ -198,6 +198,8 @@ function announce(said, seq) {
   box.prepend(line);
   while (box.children.length > 3) box.lastChild.remove();
   box.hidden = false;
+  const timing = timings.find((x) => x.seq === seq);
+  if (timing) timing.announced = Date.now();
 }
 
 /** The live region: every play in words with its card, Basras, round ends, turn changes. */
@@ -207,7 +209,7 @@ function speak(before, e) {
   const after = frames.find((f) => f.seq === e.seq);
   if (e.type === "card_played") {
     lines.push(playWords(before, e, mine));
-    if (said && said.kind !== "clock") lines.push(said.text); // the clock's play says so itself
+    if (said) lines.push(said.text);
   } else if (e.type === "round_scored") {
     lines.push(roundWords(before, e, mine));
   } else if (e.type === "floor_dealt") {
@@ -225,7 +227,7 @@ function speak(before, e) {
     p.dataset.seq = String(e.seq);
     region.append(p);
   }
-  while (region.children.length > 40) region.firstChild.remove();
+  while (region.children.length > 400) region.firstChild.remove();
 }
 
 function render() {

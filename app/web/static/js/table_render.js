@@ -59,7 +59,8 @@ export function renderSeats(view) {
     pile.append(h("span", "pile-back"), h("span", "count", t("pile_n", shown.seatPiles[seat] || 0)));
     cards.append(pile);
     box.append(cards);
-    const last = h("p", "last-play", lastPlayWords(shown.lastPlay[seat]));
+    const fresh = shown.lastPlay[seat] && shown.lastPlay[seat].seq === shown.seq;
+    const last = h("p", "last-play" + (fresh ? " fresh" : ""), lastPlayWords(shown.lastPlay[seat]));
     last.dataset.testid = "last-play";
     last.dataset.seat = String(seat);
     if (shown.lastPlay[seat]) last.dataset.seq = String(shown.lastPlay[seat].seq);
