@@ -139,3 +139,25 @@ def test_the_arabic_table_on_a_phone_has_no_english_left(new_page: Any, server: 
     )
     assert table.page.evaluate("() => document.documentElement.scrollWidth") <= 360
     screenshot(table.page, "table-arabic-360")
+
+
+def test_a_name_is_text_everywhere_on_the_table(new_page: Any, server: str) -> None:
+    # given a 2-seat table where Badr's seat was taken under a name that is markup
+    name = '<img src=x onerror="window.pwned=1">Nour'
+    match_id = httpx.post(f"{server}/matches", json={"ruleset": "classic", "seats": 2}).json()[
+        "match_id"
+    ]
+    token = httpx.post(f"{server}/matches/{match_id}/seats/0", json={"name": "Amal"}).json()
+    httpx.post(f"{server}/matches/{match_id}/seats/1", json={"name": name}).raise_for_status()
+    table = new_page()
+    table.goto("/assets/css/basra.css")
+    keep_seat(table.page, match_id, 0, token["token"], pace=0)
+    table.goto(f"/play/{match_id}")
+    table.page.wait_for_selector("[data-testid=hand] [data-card]")
+    # when the table and its move list are drawn (Nour's seat plays once, if on turn)
+    # then the name is shown as written, as text, on the seat, in the scores and the live region
+    seat = table.page.locator(".seat-box[data-seat='1'] .seat-name")
+    assert seat.inner_text() == name
+    assert table.page.locator("main img").count() == 0
+    assert name in table.page.locator("[data-testid=scores]").inner_text()
+    assert table.page.evaluate("() => window.pwned") is None

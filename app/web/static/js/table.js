@@ -428,8 +428,13 @@ async function leave() {
   }
 }
 
+/** A refusal in the page's language: its code's words, or the code itself named. */
 function showError(error) {
-  $("error").textContent = `${t("error")}: ${error.message || error}`;
+  const code = error && error.code;
+  const key = code ? `error_${code}` : "error_network";
+  const words = t(key);
+  $("error").textContent = words === key ? t("error_other", code) : words;
+  $("error").dataset.code = code || "network";
 }
 
 function clearError() {
