@@ -133,7 +133,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             latencies: list[float] = []
             reads = 0
             for watched in pages:
-                shown = {int(k): v for k, v in watched["page"].evaluate("() => window.seqShown").items()}
+                shown = {
+                    int(k): v for k, v in watched["page"].evaluate("() => window.seqShown").items()
+                }
                 reads += len(watched["reads"])
                 for seq, (seat, at) in answered.items():
                     if seat == watched["seat"]:

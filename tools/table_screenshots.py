@@ -22,12 +22,14 @@ import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.servers import HOST, served  # noqa: E402
+from bench.servers import HOST, served
 
 CHROMIUM = "/usr/bin/chromium"
 
 
-def _open(browser: Any, url: str, match_id: str, seat: int | None, token: str | None, **kw: Any) -> Any:
+def _open(
+    browser: Any, url: str, match_id: str, seat: int | None, token: str | None, **kw: Any
+) -> Any:
     """A page at the table, as the seat when given; ``pace``, ``lang`` and ``player`` kept."""
     context = browser.new_context(
         viewport={"width": kw.get("width", 1100), "height": kw.get("height", 760)}
@@ -60,7 +62,9 @@ def _table(url: str, body: dict[str, Any], people: dict[int, str]) -> tuple[str,
     return match_id, tokens
 
 
-def _play(url: str, match_id: str, tokens: dict[int, str], *, basra: bool = False) -> dict[str, Any]:
+def _play(
+    url: str, match_id: str, tokens: dict[int, str], *, basra: bool = False
+) -> dict[str, Any]:
     """The seat on turn plays: a Basra when asked and one is there, else its first card."""
     turn = httpx.get(f"{url}/matches/{match_id}").json()["turn"]
     auth = {"Authorization": f"Bearer {tokens[turn]}"}
