@@ -31,6 +31,7 @@ BENCHMARKS: dict[str, str] = {
     "clock": "how late turn deadlines fire on a real basra serve (R25)",
     "codec": "encoding and decoding a stored row: the compact form against the JSON form",
     "collector": "the garbage collector's pauses in a serving process under load",
+    "follow": "a table followed in Chromium: view reads per play per viewer, play to other page",
     "growth": "a play's latency with 1,000 and with 100,000 stored matches",
     "live": "a play on one server process reaching an SSE feed held on another",
     "outage": "store calls while PostgreSQL is down, and how soon they succeed after",

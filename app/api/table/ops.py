@@ -23,7 +23,7 @@ from app.api.matches.schemas import (
     PreviewResponse,
     SeatTokenResponse,
 )
-from app.api.table.after import after_of
+from app.api.table.after import after_of, with_after
 from app.api.table.schemas import SeatViewResponse
 from app.runtime.facts import (
     IDEMPOTENT_PREFIX,
@@ -40,6 +40,7 @@ from domain.events import (
     MatchEnded,
     SeatTaken,
 )
+from domain.evolve import evolve
 from domain.fairness import secret_from_text_seed
 from domain.players import resolve_names
 from domain.recorded import RecordedEvent, event_line
@@ -61,10 +62,23 @@ def idempotent_request_id(match_id: str, seat: int, key: str, card: str, seq: in
     return f"{IDEMPOTENT_PREFIX}{scope}-{body}"
 
 
-def event_lines(recorded: Sequence[RecordedEvent], viewer: int) -> list[msgspec.Raw]:
-    """Replay-file lines of ``recorded`` for ``viewer``; open only if they reach the end (R23)."""
+def lines_with_after(
+    recorded: Sequence[RecordedEvent],
+    viewer: int,
+    before: MatchState,
+    now: str,
+    connected: Set[int] = frozenset(),
+) -> list[msgspec.Raw]:
+    """The lines of ``recorded`` for ``viewer``, each with ``after`` (the table right after it),
+    exactly as the feed sends them: a client folds an answer's events as it folds its feed's."""
     revealed = any(isinstance(r.event, MatchEnded) for r in recorded)
-    return [msgspec.Raw(event_line(r, viewer, revealed)) for r in recorded]
+    state = before
+    lines = []
+    for r in recorded:
+        state = evolve(state, r.event)
+        after = after_of(state, now, r.chain, connected)
+        lines.append(msgspec.Raw(with_after(event_line(r, viewer, revealed), after)))
+    return lines
 
 
 def create_match(
@@ -242,7 +256,9 @@ def play(
         )
     except _KeyAlreadyUsed as used:
         return _replayed(service, match_id, seat, used.record, connected)
-    return _result(service, match_id, seat, outcome.events, outcome.after, connected)
+    return _result(
+        service, match_id, seat, outcome.events, outcome.before, outcome.after, connected
+    )
 
 
 class _KeyAlreadyUsed(Exception):
@@ -288,8 +304,11 @@ def _replayed(
     """The first result of an idempotent play, from the events it appended."""
     recorded = service.events(match_id, record.first_seq - 1)
     recorded = [r for r in recorded if r.seq <= record.last_seq]
-    after = service.state_at(match_id, record.last_seq)
-    return _result(service, match_id, seat, recorded, after, connected)
+    before = service.state_at(match_id, record.first_seq - 1)
+    after = before
+    for r in recorded:
+        after = evolve(after, r.event)
+    return _result(service, match_id, seat, recorded, before, after, connected)
 
 
 def _result(
@@ -297,17 +316,20 @@ def _result(
     match_id: str,
     seat: int,
     recorded: list[RecordedEvent],
+    before: MatchState,
     after: MatchState,
     connected: Set[int] = frozenset(),
 ) -> PlayResponse:
-    """A play's answer: what it took, its events as ``seat`` sees them, and the seat's view
-    right after them (``after``), with its live turn and the receipt chain of its last seq."""
+    """A play's answer: what it took, its events as ``seat`` sees them (each with the table
+    right after it, as in the feed), and the seat's view right after them (``after``), with
+    its live turn and the receipt chain of its last seq."""
     played = recorded[0].event
     if not isinstance(played, CardPlayed):
         # Not a refusal: the stream itself is wrong, a fault of the server (500).
         raise TypeError("the first event of a play is not card_played")
     view = seat_view(after, seat)
-    live = after_of(after, service.clock(), recorded[-1].chain, connected)
+    now = service.clock()
+    live = after_of(after, now, recorded[-1].chain, connected)
     return PlayResponse(
         match_id=match_id,
         seat=seat,
@@ -315,7 +337,7 @@ def _result(
         captured=played.captured,
         basra=played.basra,
         seq=recorded[-1].seq,
-        events=event_lines(recorded, seat),
+        events=lines_with_after(recorded, seat, before, now, connected),
         view=SeatViewResponse(**msgspec.structs.asdict(view), after=live, connected=live.connected),
     )
 
@@ -325,9 +347,8 @@ def leave(
 ) -> LeaveResponse:
     """The seat leaves, forfeiting for its side (R26); the events as the seat sees them."""
     outcome = service.leave(match_id, seat, caused_by=caused_by, request_id=request_id)
-    return LeaveResponse(
-        match_id=match_id, seat=seat, seq=outcome.seq, events=event_lines(outcome.events, seat)
-    )
+    lines = lines_with_after(outcome.events, seat, outcome.before, service.clock())
+    return LeaveResponse(match_id=match_id, seat=seat, seq=outcome.seq, events=lines)
 
 
 def replay_file(

@@ -229,3 +229,25 @@ def test_a_four_seat_table_of_people_plays_in_turn(api: Api) -> None:
     assert seen == [(seen[0] + i) % 4 for i in range(8)]  # R3: the turn passes to the next seat
     body = json.dumps(api.view(match_id, tokens[0]))
     assert '"hand_counts": [2, 2, 2, 2]' in body
+
+
+def test_every_line_of_a_plays_answer_carries_the_table_after_it_as_the_feed_does(
+    api: Api,
+) -> None:
+    # given a 2-seat practice table against the easy bot
+    match_id, token = api.practice(seed="answer-after")
+    view = api.view(match_id, token)
+    # when the seat plays a card (the bot answers in the same request)
+    answer = api.play(match_id, token, view["hand"][0]).json()
+    # then each line has `after` with its own seq, and the last one is the view's live turn
+    lines = answer["events"]
+    assert len(lines) >= 2
+    assert [line["after"]["seq"] for line in lines] == [line["seq"] for line in lines]
+    last, live = lines[-1]["after"], answer["view"]["after"]
+    assert (last["turn"], last["stock"], last["chain"]) == (
+        live["turn"],
+        live["stock"],
+        live["chain"],
+    )
+    # and the first line, the seat's own play, hands the turn to the bot
+    assert lines[0]["after"]["turn"] == 1

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 ENDED_OR_MY_TURN = """() => {
@@ -90,3 +91,29 @@ def tap_again(page: Any, card: str, *, on_floor: bool = False) -> None:
             " performance.getEntriesByType('resource').slice(-8).map(e => e.name)]"
         )
         raise AssertionError(f"{card} was not played: {state}") from error
+
+
+def keep_seat(page: Any, match_id: str, seat: int, token: str, *, pace: int | None = None) -> None:
+    """Keep a seat's token in the page's browser (as the lobby does), and the table's pace when
+    given; the page must show a page of the server's origin first."""
+    page.evaluate(
+        "([k, v]) => localStorage.setItem(k, v)",
+        [f"basra.seat.{match_id}", json.dumps({"seat": seat, "token": token})],
+    )
+    if pace is not None:
+        page.evaluate("p => localStorage.setItem('basra.pace', String(p))", pace)
+
+
+def shown_seq(page: Any) -> int:
+    """The seq of the position the table shows."""
+    return int(page.locator("[data-testid=banner]").get_attribute("data-seq"))
+
+
+def move_list(page: Any) -> list[int]:
+    """The seqs of the move list's entries, in order."""
+    return [
+        int(s)
+        for s in page.locator("[data-testid=move-list] [data-seq]").evaluate_all(
+            "els => els.map(e => e.dataset.seq)"
+        )
+    ]

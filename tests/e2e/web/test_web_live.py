@@ -67,17 +67,16 @@ def test_a_leave_reaches_the_other_seat_and_its_rematch_is_offered_and_joined_li
     # when Amal leaves the table
     amal.page.once("dialog", lambda dialog: dialog.accept())
     amal.page.click("#leave")
-    # then Badr's page shows the forfeit by itself: his side won, and who left
+    # then Badr's page shows the forfeit by itself, in words with her name, and announces it
     badr_result = badr.page.locator("[data-testid=result]")
-    badr_result.locator(".ended-by").wait_for()
-    assert badr_result.locator(".verdict").inner_text().startswith("Your side won")
-    assert "Reason: forfeit" in badr_result.locator(".verdict").inner_text()
-    assert (
-        badr_result.locator(".ended-by").inner_text() == "Amal (Seat 0) left the table: a forfeit"
-    )
+    badr_result.locator(".verdict").wait_for()
+    assert badr_result.locator(".verdict").inner_text() == "Amal left: you win by forfeit"
+    assert "Reason: a seat left the table" in badr_result.inner_text()
+    announced = badr.page.locator("[data-testid=announce] [data-kind=leave]")
+    assert announced.inner_text() == "Amal left the table"
     amal_result = amal.page.locator("[data-testid=result]")
     amal_result.locator(".verdict").wait_for()
-    assert amal_result.locator(".verdict").inner_text().startswith("Your side lost")
+    assert amal_result.locator(".verdict").inner_text() == "You left the table: Badr win by forfeit"
     assert amal_result.locator(".rematch-offered").count() == 0
     # when Badr asks for a rematch
     badr_result.locator("button.rematch").click()
@@ -160,12 +159,14 @@ def test_the_feed_comes_back_by_itself_after_a_restart_missing_nothing_doubling_
                 "els => els.map(e => e.dataset.card)"
             )
             assert shown == hand
-            # every event after the one the page opened at reached it once, in order
+            # every event of the match reached it once, in order (the move list's history
+            # first, then live), none twice across the restart
             seqs = [json.loads(message)["seq"] for message in page.received.sse]
-            assert seqs == list(range(opened_at + 1, last + 1))
-            # the feed was opened twice: from the page's view, then from the last event received
+            assert seqs == list(range(1, last + 1))
+            assert opened_at < before_drop < last
+            # the feed was opened twice: from the match's start, then from the last event
             assert [feed.split("after=")[1].split("&")[0] for feed in feeds] == [
-                str(opened_at),
+                "0",
                 str(before_drop),
             ]
     finally:

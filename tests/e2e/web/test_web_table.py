@@ -3,6 +3,7 @@ preview's highlight against ``/preview``, and two partners at a 4-seat table."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import httpx
@@ -41,20 +42,23 @@ def test_practice_match_played_to_the_end_by_tapping(new_page: Any, server: str)
         card = hand(table.page)[plays % len(hand(table.page))]
         play_by_tapping(table.page, card, on_floor=plays % 3 == 2)
         plays += 1
-    # and the end shows the result, the practice's points, the revealed seed and the replay link
+    # and the end shows the result in words with the score, the practice's points and the
+    # replay link, never the raw seed
     result = table.page.locator("[data-testid=result]")
-    result.locator(".seed code").wait_for()
+    result.locator(".verdict").wait_for()
     public = httpx.get(f"{server}/matches/{match_id}").json()
     assert public["status"] == "ended"
-    assert (
-        result.locator(".verdict")
-        .inner_text()
-        .startswith(("Your side won", "Your side lost", "A draw"))
-    )
+    mine, theirs = public["scores"]
+    verdict = result.locator(".verdict").inner_text()
+    expected = {0: f"You won {mine}–{theirs}", 1: f"You lost {mine}–{theirs}"}
+    assert verdict == expected.get(public["winner"], f"A draw, {mine}–{theirs}")
     assert "no profile points" in result.inner_text()
-    header = httpx.get(f"{server}/matches/{match_id}/replay").text.splitlines()[0]
-    assert result.locator(".seed code").inner_text() in header
+    header = json.loads(httpx.get(f"{server}/matches/{match_id}/replay").text.splitlines()[0])
+    assert header["seed"] and header["seed"] not in table.page.content()
+    assert public["end_reason"] == "target"
+    assert "Reason: the target was reached" in result.inner_text()  # in words, not its code
     assert result.locator("a.replay-link").get_attribute("href") == f"/replay/{match_id}"
+    assert result.locator("a.new-game").is_visible()
     scores = table.page.locator("[data-testid=scores] .score-value").all_inner_texts()
     assert [int(s) for s in scores] == public["scores"]
     assert plays >= 20
@@ -159,4 +163,5 @@ def test_two_partners_at_a_four_seat_table_in_two_browsers(new_page: Any, server
         scores = page.locator("[data-testid=scores] .score-value").all_inner_texts()
         assert [int(s) for s in scores] == public["scores"]
         names = page.locator("[data-testid=scores] .score-names").all_inner_texts()
-        assert names[0] == "Guest + Guest"
+        assert names[0] == "you and Guest"
+        assert names[1] == "easy bot 2 and easy bot 4"

@@ -98,9 +98,10 @@ export async function takeSeat(matchId, seat, name) {
  * browser's own reconnection would reuse a spent ticket.
  * After `match_ended` the server keeps the stream open for the rematch (`rematch_created`), then
  * ends it: that end is not a drop, so nothing is reopened.
- * Returns {close()}. `onEvent(line)` gets each event line (with its `after`).
+ * Returns {close()}. `onEvent(line)` gets each event line (with its `after`); `onPresence(body)`
+ * gets each `presence` message ({connected, now}: which seats have a feed open now).
  */
-export function follow(matchId, token, fromSeq, onEvent, onState) {
+export function follow(matchId, token, fromSeq, onEvent, onState, onPresence) {
   let last = fromSeq;
   let source = null;
   let closed = false;
@@ -139,6 +140,9 @@ export function follow(matchId, token, fromSeq, onEvent, onState) {
       onEvent(line);
       if (line.type === "rematch_created") stop();
     };
+    source.addEventListener("presence", (message) => {
+      if (onPresence) onPresence(JSON.parse(message.data));
+    });
     source.onerror = () => {
       // A ticket opens one connection: the browser's own retry would reuse a spent ticket.
       source.close();

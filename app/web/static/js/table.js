@@ -1,100 +1,312 @@
-// The table at /play/{id}: your hand, the floor in turning order, the other seats' counts, the
-// scores and the banner; tap a card to preview what it takes, tap it again (or the floor) to play.
-// Live by the match's feed. Nothing is sent to the table before the second tap.
+// The table at /play/{id}. It renders from its feed: each event line is folded into the position
+// it holds (fold.js, the replay viewer's fold), and shown at the table's pace (pacer.js). It asks
+// `/view` only when it loads and after a gap the feed cannot fill. Tap a card to preview what it
+// takes, tap it again (or the floor) to play; a tap first brings the table up to date.
 
-import { api, follow, matchIdFromPath, player, replayLines, seatOf, setSeat, takeSeat } from "./api.js";
-import { backs, cardElement, cardText, fill, h } from "./cards.js";
+import { api, follow, matchIdFromPath, player, seatOf, setSeat, takeSeat } from "./api.js";
+import { motionAllowed, paceMs, settingsPanel, turnAlert } from "./alerts.js";
+import { cardElement, fill, h } from "./cards.js";
+import { announcement, cardWord, playWords, resultWords, roundWords, rulesetName, seatName, sideNames } from "./describe.js";
+import { applyEvent, startState } from "./fold.js";
 import { language, languageToggle, t } from "./i18n.js";
+import { Pacer } from "./pacer.js";
+import { hideRoundSummary, renderResult, showRoundSummary } from "./summary.js";
+import { placesOf, renderBanner, renderFloor, renderHand, renderMoves, renderScores, renderSeats, tickClocks } from "./table_render.js";
+import "./words_table.js";
 
 const matchId = matchIdFromPath();
 const $ = (id) => document.getElementById(id);
 
 let token = null; // this browser's seat token, else its player's token
-let view = null; // the last view: a seat's, or the public table
+let view = null; // the view asked for when the page loaded (or after a gap)
+let mine = null; // the viewer's seat, or null for a spectator
+let frames = []; // the position after each event received, by seq - 1 (frames[i].seq === i + 1)
+let truth = null; // the latest position received
+let shownIndex = -1; // the frame on screen (its index in frames), -1: the loaded view
+let historyIndex = null; // a move chosen in the move list: that position, read-only
+let connected = []; // the seats with a feed open now (public)
 let selected = null; // the card picked up
 let preview = null; // /preview's answer for it
 let feed = null;
-let clockOffset = 0; // server's now minus this browser's clock, from the last `after`
+let clockOffset = 0; // the server's now minus this browser's clock
 let busy = false;
-let seed = null;
-let refreshing = null;
-let refreshAgain = false;
-let rematchId = null; // the ended match's rematch, once a seat has asked for it
-let endSeat = null; // the seat that left (forfeit) or ran out of time (timeout), from match_ended
+let rematchId = null;
+let gaps = 0;
+const timings = []; // {seq, received, shown, announced}: how soon each event reached the screen
+window.basraTimings = timings;
 
-const mine = () => (view && typeof view.seat === "number" ? view.seat : null);
-const sideOf = (seat) => (view.seats === 4 ? seat % 2 : seat);
-const nameOf = (seat) => (view.names && view.names[seat]) || `${t("seat")} ${seat}`;
+const pacer = new Pacer({
+  pace: () => (motionAllowed() ? paceMs() : 0),
+  isPaced: (index) => frames[index] && frames[index].event.type === "card_played",
+  show: showFrame,
+  onIdle: () => {
+    document.body.dataset.queue = "0";
+  },
+});
 
-function setView(next) {
-  if (view && next.match_id === view.match_id && next.seq < view.seq && next.status !== "ended") return;
-  view = next;
-  if (view.after && view.after.now) clockOffset = Date.parse(view.after.now) - Date.now();
-  if (selected && !(view.hand || []).includes(selected)) {
+/** The position on screen: the frame shown, or the loaded view until the feed reached it. */
+function shown() {
+  if (historyIndex !== null) return frames[historyIndex];
+  if (shownIndex >= 0 && frames.length >= view.seq) return frames[shownIndex];
+  return fromView(view);
+}
+
+/** The loaded view as a folded position (until the feed's own events have caught up to it). */
+function fromView(v) {
+  const state = startState(v.seats, v.names);
+  return {
+    ...state,
+    seq: v.seq,
+    ruleset: v.ruleset,
+    target: v.target,
+    status: v.status,
+    round: v.round,
+    deal: v.deal,
+    dealer: v.dealer,
+    bots: v.bots.slice(),
+    hands: Array.from({ length: v.seats }, (_, s) => (s === v.seat ? v.hand.slice() : null)),
+    counts: v.hand_counts.slice(),
+    floor: v.floor.slice(),
+    totals: v.scores.slice(),
+    carry: v.carry,
+    turn: v.turn,
+    deadline: v.after ? v.after.deadline : v.deadline,
+    stock: v.stock,
+    winner: v.winner,
+    reason: v.end_reason,
+    ended: v.status === "ended",
+    rematch: v.rematch,
+  };
+}
+
+function myTurn(state) {
+  return mine !== null && state.status === "playing" && state.turn === mine;
+}
+
+/** An event line, from the feed or from a play's answer: folded once (by seq), then queued. */
+function receive(line) {
+  if (typeof line.seq !== "number") return;
+  const last = frames.length;
+  if (line.seq <= last) return; // already folded
+  if (line.seq !== last + 1) {
+    fillGap();
+    return;
+  }
+  truth = applyEvent(truth, line);
+  truth.matchId = matchId;
+  frames.push(truth);
+  if (line.after && line.after.now) clockOffset = Date.parse(line.after.now) - Date.now();
+  if (Array.isArray(line.after && line.after.connected)) connected = line.after.connected.slice();
+  if (line.type === "rematch_created") rematchId = line.match_id;
+  const index = frames.length - 1;
+  if (!view || line.seq <= view.seq) {
+    // History the page opened on: folded, not replayed on screen.
+    shownIndex = Math.max(shownIndex, index);
+    if (view && line.seq === view.seq) render();
+    return;
+  }
+  timings.push({ seq: line.seq, received: Date.now(), shown: null });
+  document.body.dataset.queue = String(pacer.waiting + 1);
+  pacer.push(index);
+  if (myTurn(truth)) catchUp();
+}
+
+/** Show what is queued at once: the viewer's turn, or a tap while the queue runs. */
+function catchUp() {
+  if (pacer.busy) pacer.flush();
+}
+
+/** Show frame `index`, paced over `ms` (0: at once). Returns {finish()} for a paced one. */
+function showFrame(index, ms) {
+  const before = index > 0 ? frames[index - 1] : startState(truth.seats);
+  const frame = frames[index];
+  const e = frame.event;
+  const timing = timings.find((x) => x.seq === frame.seq);
+  if (timing && timing.shown === null) timing.shown = Date.now();
+  speak(before, e);
+  const said = announcement(before, e, mine);
+  if (said) announce(said, e.seq);
+  if (e.type === "card_played" && ms > 0 && historyIndex === null) {
+    return animatePlay(before, frame, index, ms);
+  }
+  shownIndex = index;
+  afterShown(before, e);
+  render();
+  return null;
+}
+
+function afterShown(before, e) {
+  if (e.type === "round_scored") showRoundSummary(before, e, mine);
+  if (selected && !(shown().hands[mine] || []).includes(selected)) {
     selected = null;
     preview = null;
   }
-  if (preview && preview.seq !== view.seq) preview = null;
+  if (preview && preview.seq !== shown().seq) preview = null;
+}
+
+/** The played card travels from its seat to the floor; what it takes is marked, then goes to
+ * the seat's pile; the position is then the frame's. */
+function animatePlay(before, frame, index, ms) {
+  const e = frame.event;
+  const places = placesOf(frame.seats, mine === null ? 0 : mine);
+  const seatBox = $(`seat-${places[e.seat]}`);
+  const floor = $("floor");
+  // The seat's last play beside it at once.
+  const last = seatBox.querySelector("[data-testid=last-play]");
+  if (last) last.textContent = "";
+  for (const el of floor.children) if (e.captured.includes(el.dataset.card)) el.dataset.captured = "";
+  const flying = cardElement(e.card);
+  flying.classList.add("flying");
+  flying.setAttribute("aria-hidden", "true");
+  document.body.append(flying);
+  const from = seatBox.getBoundingClientRect();
+  const to = floor.getBoundingClientRect();
+  const land = { x: to.left + to.width / 2 - 26, y: to.top + to.height / 2 - 37 };
+  flying.style.left = `${land.x}px`;
+  flying.style.top = `${land.y}px`;
+  const travel = flying.animate(
+    [
+      { transform: `translate(${from.left + from.width / 2 - 26 - land.x}px, ${from.top + from.height / 2 - 37 - land.y}px) scale(0.8)` },
+      { transform: "translate(0, 0) scale(1)" },
+    ],
+    { duration: Math.max(80, ms * 0.45), easing: "ease-out", fill: "forwards" },
+  );
+  let done = false;
+  const settle = () => {
+    if (done) return;
+    done = true;
+    travel.cancel();
+    flying.remove();
+    shownIndex = index;
+    afterShown(before, e);
+    render();
+  };
+  const timer = setTimeout(settle, ms * 0.6);
+  return {
+    finish() {
+      clearTimeout(timer);
+      settle();
+    },
+  };
+}
+
+function announce(said, seq) {
+  const box = $("announce");
+  const line = h("p", `announce-line ${said.kind}`, said.text);
+  line.dataset.kind = said.kind;
+  line.dataset.seq = String(seq);
+  box.prepend(line);
+  while (box.children.length > 3) box.lastChild.remove();
+  box.hidden = false;
+  const timing = timings.find((x) => x.seq === seq);
+  if (timing) timing.announced = Date.now();
+}
+
+/** The live region: every play in words with its card, Basras, round ends, turn changes. */
+function speak(before, e) {
+  const lines = [];
+  const said = announcement(before, e, mine);
+  const after = frames.find((f) => f.seq === e.seq);
+  if (e.type === "card_played") {
+    lines.push(playWords(before, e, mine));
+    if (said) lines.push(said.text);
+  } else if (e.type === "round_scored") {
+    lines.push(roundWords(before, e, mine));
+  } else if (e.type === "floor_dealt") {
+    lines.push(t("floor_turned", e.cards.map(cardWord).join(" ")));
+  } else if (e.type === "match_ended") {
+    if (said) lines.push(said.text);
+    if (after) lines.push(resultWords(after, mine));
+  }
+  if (after && after.status === "playing" && after.turn !== before.turn && after.turn !== null) {
+    lines.push(after.turn === mine ? t("turn_now_you") : t("turn_now_of", seatName(after, after.turn, mine)));
+  }
+  const region = $("spoken");
+  for (const said of lines) {
+    const p = h("p", null, said);
+    p.dataset.seq = String(e.seq);
+    region.append(p);
+  }
+  while (region.children.length > 400) region.firstChild.remove();
+}
+
+function render() {
+  if (!view) return;
+  const state = shown();
+  const ctx = { shown: state, truth: truth || state, mine, selected, preview, history: historyIndex !== null, connected };
+  renderLive();
+  $("title").textContent = `${rulesetName(state.ruleset || view.ruleset)} · ${t("seats_n", state.seats)} · ${t("target_n", state.target || view.target)}`;
+  $("rules-link").href = `/rules/${encodeURIComponent(view.ruleset)}`;
+  renderSeats(ctx);
+  renderBanner(ctx);
+  renderFloor(ctx);
+  renderPreview(state);
+  renderHand(ctx, (card) => choose(card));
+  renderScores(ctx, (side) => sideNames(state, side, mine));
+  renderMoves(frames, shownIndex, mine, historyIndex, chooseMove);
+  $("history-back").hidden = historyIndex === null;
+  renderSeatPicker(state);
+  const ended = { ...state, matchId };
+  renderResult(ended, mine, { rematch, rematchId: () => rematchId, redraw: render });
+  $("leave").hidden = !(mine !== null && (truth || state).status === "playing");
+  turnAlert(myTurn(truth || state) && historyIndex === null, t("table_title"));
+  tick();
+}
+
+function renderLive() {
+  const state = $("live").dataset.state;
+  $("live").textContent = state && truth && truth.status !== "ended" ? t(state) : "";
+}
+
+function renderPreview(state) {
+  const el = $("preview");
+  el.className = "preview";
+  if (!selected) {
+    el.textContent = "";
+    return;
+  }
+  if (!preview) {
+    el.textContent = cardWord(selected);
+    return;
+  }
+  const bits = [];
+  if (preview.captured.length) bits.push(t("takes", preview.captured.map(cardWord).join(" ")));
+  else bits.push(t("takes_nothing"));
+  if (preview.sweep) bits.push(t("sweep"));
+  if (preview.basra) {
+    bits.push(t("basra", preview.basra));
+    el.classList.add("basra");
+  }
+  if (state.turn === mine) bits.push(t("play_hint"));
+  el.textContent = `${cardWord(selected)}: ${bits.join(" · ")}`;
+}
+
+function tick() {
+  if (!view) return;
+  const state = shown();
+  tickClocks({ shown: state, truth: truth || state, mine }, Date.now() + clockOffset);
+}
+
+function chooseMove(index) {
+  historyIndex = index === frames.length - 1 ? null : index;
   render();
 }
 
-async function load() {
-  if (token) {
-    try {
-      setView(await api("GET", `/matches/${encodeURIComponent(matchId)}/view`, { token }));
-      return;
-    } catch (error) {
-      if (error.status !== 401 && error.status !== 403) throw error;
-      const kept = seatOf(matchId);
-      if (kept && kept.token === token) setSeat(matchId, null);
-      token = null;
-    }
-  }
-  setView(await api("GET", `/matches/${encodeURIComponent(matchId)}`));
+function leaveHistory() {
+  historyIndex = null;
+  render();
 }
 
-function refreshSoon() {
-  if (refreshing) {
-    refreshAgain = true;
-    return;
-  }
-  refreshing = load()
-    .catch(showError)
-    .finally(() => {
-      refreshing = null;
-      if (refreshAgain) {
-        refreshAgain = false;
-        refreshSoon();
-      }
-    });
-}
-
-function startFeed() {
-  if (feed) feed.close();
-  if (view.status === "ended") return;
-  feed = follow(matchId, token, view.seq, onEvent, (state) => {
-    $("live").dataset.state = state;
-    renderLive();
-  });
-}
-
-function onEvent(line) {
-  if (line.type === "match_ended") noteEnd(line);
-  if (line.type === "rematch_created") {
-    // Another seat asked for the next match: offer it on the result, live.
-    rematchId = line.match_id;
-    if (view && view.status === "ended") renderResult();
-  }
-  if (line.after && view && line.seq >= view.seq) {
-    clockOffset = Date.parse(line.after.now) - Date.now();
-  }
-  if (view && line.seq > view.seq) refreshSoon();
-}
-
+/** A tap on a card: the table first comes up to date; a second tap on the same card plays. */
 async function choose(card, { tapAgainPlays = true } = {}) {
   if (busy) return;
+  if (historyIndex !== null) leaveHistory();
+  if (pacer.busy) {
+    catchUp();
+    // Acting on the current position: the card may be gone from it.
+    if (!((truth.hands[mine] || []).includes(card))) return;
+  }
   if (selected === card) {
-    // A second tap plays; moving onto the same card by keyboard does not (Enter does).
     if (tapAgainPlays) await play(card);
     return;
   }
@@ -103,10 +315,7 @@ async function choose(card, { tapAgainPlays = true } = {}) {
   render();
   focusSelected();
   try {
-    const answer = await api("POST", `/matches/${encodeURIComponent(matchId)}/preview`, {
-      token,
-      body: { card },
-    });
+    const answer = await api("POST", `/matches/${encodeURIComponent(matchId)}/preview`, { token, body: { card } });
     if (selected === card) {
       preview = answer;
       render();
@@ -117,22 +326,25 @@ async function choose(card, { tapAgainPlays = true } = {}) {
 }
 
 async function play(card) {
-  if (busy || !view || view.turn !== mine() || view.status !== "playing") return;
+  if (pacer.busy) catchUp();
+  if (busy || !truth || truth.turn !== mine || truth.status !== "playing") return;
   busy = true;
+  const seq = truth.seq;
   try {
     const result = await api("POST", `/matches/${encodeURIComponent(matchId)}/plays`, {
       token,
-      body: { card, seq: view.seq },
-      headers: { "Idempotency-Key": `web-${view.seq}-${card}` },
+      body: { card, seq },
+      headers: { "Idempotency-Key": `web-${seq}-${card}` },
     });
     selected = null;
     preview = null;
-    for (const line of result.events) if (line.type === "match_ended") noteEnd(line);
-    setView(result.view);
+    for (const line of result.events) receive(line);
     clearError();
   } catch (error) {
     showError(error);
-    refreshSoon();
+    selected = null;
+    preview = null;
+    render();
   } finally {
     busy = false;
   }
@@ -144,9 +356,20 @@ function focusSelected() {
 }
 
 function onKey(event) {
-  if (!view || !view.hand || event.target.closest("input, select, textarea")) return;
-  const hand = view.hand;
+  if (event.target.closest("input, select, textarea, summary")) return;
+  if (event.key === "Escape") {
+    if (!$("round-summary").hidden) hideRoundSummary();
+    else if (historyIndex !== null) leaveHistory();
+    selected = null;
+    preview = null;
+    render();
+    return;
+  }
+  if (!truth || mine === null) return;
+  const hand = shown().hands[mine] || [];
   if (!hand.length) return;
+  // Keys on the other controls (the move list, the result, the summary, links) are theirs.
+  if (event.target.closest("a, #move-list, #result, #round-summary, .settings, header, #seat-picker, .actions")) return;
   if (event.key === "ArrowLeft" || event.key === "ArrowRight") {
     event.preventDefault();
     // The hand reads in the page's direction: in Arabic the next card is to the left.
@@ -157,158 +380,14 @@ function onKey(event) {
   } else if (event.key === "Enter" && selected) {
     event.preventDefault();
     play(selected);
-  } else if (event.key === "Escape") {
-    selected = null;
-    preview = null;
-    render();
   }
 }
 
-function renderLive() {
-  const state = $("live").dataset.state;
-  $("live").textContent = state && view && view.status !== "ended" ? t(state) : "";
-}
-
-function render() {
-  if (!view) return;
-  renderLive();
-  $("title").textContent = `${view.ruleset} · ${view.seats} · ${view.match_id}`;
-  renderOpponents();
-  renderBanner();
-  renderFloor();
-  renderPreview();
-  renderHand();
-  renderScores();
-  renderSeatPicker();
-  renderResult();
-  $("leave").hidden = !(mine() !== null && view.status === "playing");
-}
-
-function renderOpponents() {
-  const seats = [];
-  for (let seat = 0; seat < view.seats; seat++) {
-    if (seat === mine()) continue;
-    const box = h("div", "seat-box" + (view.turn === seat ? " on-turn" : ""));
-    box.dataset.seat = String(seat);
-    const label = h("span", "seat-name", nameOf(seat));
-    const side = h("span", "seat-side", `${t("side")} ${sideOf(seat)}`);
-    box.append(label, side, backs(view.hand_counts[seat] || 0));
-    seats.push(box);
-  }
-  fill($("opponents"), ...seats);
-}
-
-function renderBanner() {
-  const parts = [];
-  if (view.status === "waiting") parts.push(h("span", "waiting", t("waiting_players")));
-  if (view.status === "playing") {
-    parts.push(h("span", "stock", t("stock", view.stock)));
-    if (view.carry) parts.push(h("span", "carry", t("carry", view.carry)));
-    if (view.turn !== null && view.turn !== undefined) {
-      const who = view.turn === mine() ? t("turn_you") : t("turn_of", nameOf(view.turn));
-      parts.push(h("span", "turn" + (view.turn === mine() ? " yours" : ""), who));
-    }
-    const clock = h("span", "countdown");
-    clock.id = "countdown";
-    parts.push(clock);
-  }
-  if (view.status === "ended") parts.push(h("span", "ended", t("ended")));
-  fill($("banner"), ...parts);
-  $("banner").dataset.seq = String(view.seq);
-  $("banner").dataset.status = view.status;
-  tick();
-}
-
-function tick() {
-  const clock = $("countdown");
-  if (!clock || !view) return;
-  const deadline = view.after && view.after.deadline;
-  if (!deadline || view.status !== "playing") {
-    clock.textContent = "";
-    return;
-  }
-  const left = Math.max(0, Math.ceil((Date.parse(deadline) - (Date.now() + clockOffset)) / 1000));
-  clock.textContent = t("time_left", left);
-  clock.classList.toggle("short", left <= 10);
-}
-
-function sameCards(el, cards) {
-  const shown = el.children;
-  if (shown.length !== cards.length) return false;
-  for (let i = 0; i < cards.length; i++) if (shown[i].dataset.card !== cards[i]) return false;
-  return true;
-}
-
-function renderFloor() {
-  const takes = new Set(preview ? preview.captured : []);
-  const floor = $("floor");
-  // The same cards keep their elements: only the marks change (a tap never moves the floor).
-  if (!sameCards(floor, view.floor)) fill(floor, ...view.floor.map((card) => cardElement(card)));
-  for (const el of floor.children) {
-    if (takes.has(el.dataset.card)) el.dataset.take = "";
-    else delete el.dataset.take;
-  }
-  floor.classList.toggle("playable", Boolean(selected) && view.turn === mine());
-}
-
-function renderPreview() {
-  const el = $("preview");
-  el.className = "preview";
-  if (!selected) {
-    el.textContent = "";
-    return;
-  }
-  if (!preview) {
-    el.textContent = cardText(selected);
-    return;
-  }
-  const bits = [];
-  if (preview.captured.length) bits.push(t("takes", preview.captured.map(cardText).join(" ")));
-  else bits.push(t("takes_nothing"));
-  if (preview.sweep) bits.push(t("sweep"));
-  if (preview.basra) {
-    bits.push(t("basra", preview.basra));
-    el.classList.add("basra");
-  }
-  if (view.turn === mine()) bits.push(t("play_hint"));
-  el.textContent = `${cardText(selected)}: ${bits.join(" · ")}`;
-}
-
-function renderHand() {
-  const hand = view.hand || [];
-  const el = $("hand");
-  if (!sameCards(el, hand)) {
-    fill(el, ...hand.map((card) => {
-      const button = cardElement(card, { button: true });
-      button.addEventListener("click", () => choose(card));
-      return button;
-    }));
-  }
-  for (const button of el.children) {
-    const picked = button.dataset.card === selected;
-    button.classList.toggle("selected", picked);
-    button.setAttribute("aria-pressed", String(picked));
-  }
-  el.hidden = mine() === null;
-}
-
-function renderScores() {
-  const sides = view.scores.map((score, side) => {
-    const seats = [];
-    for (let seat = 0; seat < view.seats; seat++) if (sideOf(seat) === side) seats.push(nameOf(seat));
-    const row = h("div", "score-row" + (mine() !== null && sideOf(mine()) === side ? " mine" : ""));
-    row.dataset.side = String(side);
-    row.append(h("span", "score-names", seats.join(" + ")), h("span", "score-value", String(score)));
-    return row;
-  });
-  fill($("scores"), ...sides);
-}
-
-function renderSeatPicker() {
+function renderSeatPicker(state) {
   const buttons = [];
-  if (mine() === null && view.status === "waiting") {
-    for (let seat = 0; seat < view.seats; seat++) {
-      if (view.names[seat] !== null || view.bots.includes(seat)) continue;
+  if (mine === null && state.status === "waiting") {
+    for (let seat = 0; seat < state.seats; seat++) {
+      if (state.names[seat] || state.bots.includes(seat)) continue;
       const button = h("button", "take-seat", t("take_seat", seat));
       button.type = "button";
       button.dataset.seat = String(seat);
@@ -316,8 +395,7 @@ function renderSeatPicker() {
         try {
           const taken = await takeSeat(matchId, seat);
           token = taken.token;
-          await load();
-          startFeed();
+          await restart();
         } catch (error) {
           showError(error);
         }
@@ -328,95 +406,11 @@ function renderSeatPicker() {
   fill($("seat-picker"), ...buttons);
 }
 
-let pointsAsked = false;
-let pointsText = null;
-
-function renderResult() {
-  const el = $("result");
-  if (view.status !== "ended") {
-    el.hidden = true;
-    return;
-  }
-  el.hidden = false;
-  const lines = [h("h2", null, t("result"))];
-  let verdict;
-  if (view.winner === null || view.winner === undefined) verdict = t("draw");
-  else if (mine() !== null) verdict = sideOf(mine()) === view.winner ? t("won") : t("lost");
-  else verdict = t("winner_side", view.winner);
-  lines.push(h("p", "verdict", `${verdict} · ${view.scores.join(" – ")} · ${t("reason")}: ${view.end_reason}`));
-  // R26 and R25: say who left the table or ran out of time, to every seat.
-  if (endSeat !== null && (view.end_reason === "forfeit" || view.end_reason === "timeout")) {
-    const who = `${nameOf(endSeat)} (${t("seat")} ${endSeat})`;
-    lines.push(h("p", "ended-by", t(view.end_reason === "forfeit" ? "left_forfeit" : "ran_out", who)));
-  }
-  if (view.bots.length) lines.push(h("p", "points-paid", t("practice_pays")));
-  else if (pointsText) lines.push(h("p", "points-paid", pointsText));
-  if (seed) {
-    const p = h("p", "seed", `${t("seed")}: `);
-    p.append(h("code", null, seed));
-    lines.push(p);
-  }
-  const link = h("a", "replay-link", t("open_replay"));
-  link.href = `/replay/${encodeURIComponent(matchId)}`;
-  lines.push(h("p", null).appendChild(link).parentNode);
-  const offered = rematchId || view.rematch;
-  if (mine() !== null) {
-    if (offered) lines.push(h("p", "rematch-offered", t("rematch_offered")));
-    const again = h("button", "rematch", offered ? t("rematch_join") : t("rematch"));
-    again.type = "button";
-    again.addEventListener("click", rematch);
-    lines.push(again);
-  } else if (offered) {
-    const watch = h("a", "rematch-watch", t("rematch_watch"));
-    watch.href = `/play/${encodeURIComponent(offered)}`;
-    lines.push(h("p", "rematch-offered").appendChild(watch).parentNode);
-  }
-  fill(el, ...lines);
-  // The feed stays open after the end: it brings the rematch another seat asks for.
-  if (!seed) fetchSeed();
-  if (!pointsAsked && !view.bots.length) fetchPoints();
-}
-
-/** What the end line says beyond the view: the revealed seed, and who left or ran out. */
-function noteEnd(line) {
-  if (line.seed) seed = line.seed;
-  if (typeof line.seat === "number") endSeat = line.seat;
-}
-
-async function fetchSeed() {
-  try {
-    const lines = await replayLines(matchId, null);
-    if (lines[0] && lines[0].seed) seed = lines[0].seed;
-    const end = lines.find((line) => line.type === "match_ended");
-    if (end) noteEnd(end);
-    if (seed) renderResult();
-  } catch {
-    /* the replay opens after the end; nothing to add */
-  }
-}
-
-async function fetchPoints() {
-  pointsAsked = true;
-  const me = player();
-  if (!me) return;
-  try {
-    const history = await api("GET", `/players/${encodeURIComponent(me.player_id)}/matches`, { token: me.token });
-    const row = (history.matches || []).find((m) => m.match_id === matchId);
-    if (row && typeof row.points === "number") {
-      pointsText = t("points_paid", row.points);
-      renderResult();
-    }
-  } catch {
-    /* the results are not on this server */
-  }
-}
-
 async function rematch() {
   try {
-    // Asked again, the server answers with the rematch already made: offered or not, one call.
     const next = await api("POST", `/matches/${encodeURIComponent(matchId)}/rematch`, { token });
-    if (next.open_seats.includes(mine()) || next.reserved.includes(mine())) {
-      await takeSeat(next.match_id, mine()).catch(() => null);
+    if (next.open_seats.includes(mine) || next.reserved.includes(mine)) {
+      await takeSeat(next.match_id, mine).catch(() => null);
     }
     location.assign(`/play/${encodeURIComponent(next.match_id)}`);
   } catch (error) {
@@ -427,23 +421,91 @@ async function rematch() {
 async function leave() {
   if (!confirm(t("leave"))) return;
   try {
-    await api("POST", `/matches/${encodeURIComponent(matchId)}/leave`, { token });
-    await load();
+    const answer = await api("POST", `/matches/${encodeURIComponent(matchId)}/leave`, { token });
+    for (const line of answer.events) receive(line);
   } catch (error) {
     showError(error);
   }
 }
 
+/** A refusal in the page's language: its code's words, or the code itself named. */
 function showError(error) {
-  $("error").textContent = `${t("error")}: ${error.code || ""} ${error.message || error}`;
+  const code = error && error.code;
+  const key = code ? `error_${code}` : "error_network";
+  const words = t(key);
+  $("error").textContent = words === key ? t("error_other", code) : words;
+  $("error").dataset.code = code || "network";
 }
 
 function clearError() {
   $("error").textContent = "";
 }
 
+/** The view: the seat's when this browser holds a seat of the match, else the public table. */
+async function loadView() {
+  if (token) {
+    try {
+      return await api("GET", `/matches/${encodeURIComponent(matchId)}/view`, { token });
+    } catch (error) {
+      if (error.status !== 401 && error.status !== 403) throw error;
+      const kept = seatOf(matchId);
+      if (kept && kept.token === token) setSeat(matchId, null);
+      token = null;
+    }
+  }
+  return api("GET", `/matches/${encodeURIComponent(matchId)}`);
+}
+
+/** Load the view and follow the feed from the match's first event (the move list's history). */
+async function restart() {
+  if (feed) feed.close();
+  view = await loadView();
+  mine = typeof view.seat === "number" ? view.seat : null;
+  connected = Array.isArray(view.connected) ? view.connected.slice() : [];
+  if (view.after && view.after.now) clockOffset = Date.parse(view.after.now) - Date.now();
+  frames = [];
+  truth = startState(view.seats);
+  truth.matchId = matchId;
+  shownIndex = -1;
+  render();
+  startFeed(0);
+}
+
+function startFeed(fromSeq) {
+  feed = follow(
+    matchId,
+    token,
+    fromSeq,
+    receive,
+    (state) => {
+      $("live").dataset.state = state;
+      renderLive();
+    },
+    (presence) => {
+      if (Array.isArray(presence.connected)) connected = presence.connected.slice();
+      render();
+    },
+  );
+}
+
+/** An event arrived past one the page does not hold: read the feed again from the last one
+ * held; if that cannot fill it either, start again from the view. */
+function fillGap() {
+  gaps += 1;
+  if (feed) feed.close();
+  if (gaps <= 2) {
+    startFeed(frames.length);
+    return;
+  }
+  gaps = 0;
+  restart().catch(showError);
+}
+
 async function start() {
-  languageToggle(render);
+  languageToggle(() => {
+    fill($("settings-slot"), settingsPanel(render));
+    render();
+  });
   const kept = seatOf(matchId);
   const me = player();
   token = kept ? kept.token : me ? me.token : null;
@@ -451,14 +513,15 @@ async function start() {
     if (selected) play(selected);
   });
   $("leave").addEventListener("click", leave);
+  $("history-back").addEventListener("click", leaveHistory);
+  fill($("settings-slot"), settingsPanel(render));
   document.addEventListener("keydown", onKey);
   try {
-    await load();
+    await restart();
   } catch (error) {
     showError(error);
     return;
   }
-  startFeed();
   setInterval(tick, 250);
 }
 
