@@ -153,6 +153,12 @@ def test_a_two_seat_table_followed_by_both_seats_and_a_spectator(
     ]
     watchers = [_watch(new_page(), match_id, s, tokens[s]) for s in (0, 1)]
     watchers.append(_watch(new_page(), match_id, None, None))
+    # then every page shows both seats connected now (each has its feed open)
+    for watcher in watchers:
+        for seat in (0, 1):
+            watcher.page.page.wait_for_selector(
+                f".seat-box[data-seat='{seat}'] .presence[data-connected=true]"
+            )
     # when the seats play (over HTTP, a Basra whenever one is there), a little faster than
     # the pace, until a round has been scored with a Basra in it
     answered: dict[int, float] = {}
@@ -202,21 +208,28 @@ def test_a_two_seat_table_followed_by_both_seats_and_a_spectator(
             assert behind <= BEHIND_MS, (watcher.seat, seq, behind)
         # and it never asked for the view or the table again while following
         assert watcher.reads == [], watcher.reads
+    # when Badr closes his page, the others show his seat no longer connected
+    watchers[1].page.page.close()
+    for watcher in (watchers[0], watchers[2]):
+        watcher.page.page.wait_for_selector(
+            ".seat-box[data-seat='1'] .presence[data-connected=false]"
+        )
+    watchers = [watchers[0], watchers[2]]
     # when Badr leaves
     httpx.post(
         f"{server}/matches/{match_id}/leave", headers={"Authorization": f"Bearer {tokens[1]}"}
     ).raise_for_status()
     # then every page says so in words, and Amal's says she won by forfeit
-    expected = {0: "Badr left the table", 1: "You left the table", None: "Badr left the table"}
+    expected = {0: "Badr left the table", None: "Badr left the table"}
     for watcher in watchers:
         line = watcher.page.page.locator("[data-testid=announce] [data-kind=leave]")
         line.wait_for()
         assert line.inner_text() == expected[watcher.seat]
     verdict = watchers[0].page.page.locator("[data-testid=result] .verdict")
     assert verdict.inner_text() == "Badr left: you win by forfeit"
-    spectator = watchers[2].page.page.locator("[data-testid=result] .verdict")
+    spectator = watchers[1].page.page.locator("[data-testid=result] .verdict")
     assert spectator.inner_text() == "Badr left: Amal win by forfeit"
-    screenshot(watchers[2].page.page, "table-spectator-ended")
+    screenshot(watchers[1].page.page, "table-spectator-ended")
 
 
 def _places(page: Any) -> dict[str, int]:
