@@ -37,6 +37,7 @@ import random
 import resource
 import tempfile
 import time
+from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any
 
@@ -113,13 +114,26 @@ async def one_step(
         if not stopping:
             await start_one(random.randrange(SETUP_AT_ONCE))
 
+    lags: list[float] = []
+
+    async def probe() -> None:
+        # The client's own event loop lateness: a slow client would look like a slow server.
+        while True:
+            due = time.monotonic() + 0.1
+            await asyncio.sleep(0.1)
+            lags.append((time.monotonic() - due) * 1000)
+
+    prober = asyncio.create_task(probe())
     began = time.monotonic()
     await asyncio.gather(*(start_one(k) for k in range(tables)))
     say(f"  {len(live)} tables set up in {time.monotonic() - began:.0f} s; warming up")
     await asyncio.sleep(args.warmup)
     cpu0, t0 = tree_cpu_seconds(pid), time.monotonic()
+    lags.clear()
     await asyncio.sleep(args.seconds)
     cpu1, t1 = tree_cpu_seconds(pid), time.monotonic()
+    client_lag = quantile(lags, 0.99)
+    prober.cancel()
     rss = rss_bytes(pid)
     feeds = sum(len(t.seats) + len(t.spectators) for t in live)
     stopping = True
@@ -146,6 +160,7 @@ async def one_step(
         "cpu_ms_per_play": round((cpu1 - cpu0) * 1000 / max(1, len(plays)), 2),
         "rss_mb": round(rss / 2**20, 1),
         "rss_kb_per_feed": round((rss - rss_idle) / 1024 / max(1, feeds), 1),
+        "client_lag_p99": round(client_lag, 1),
         "errors": tally.errors,
         "refused": tally.refused + tally.tables_refused,
         "out_of_order": tally.out_of_order,
@@ -168,6 +183,7 @@ COLUMNS = (
     ("cpu_ms_per_play", "CPU ms/play"),
     ("rss_mb", "RSS MB"),
     ("rss_kb_per_feed", "KB/feed"),
+    ("client_lag_p99", "client lag p99"),
     ("errors", "errors"),
     ("refused", "503s"),
     ("out_of_order", "out of order"),
@@ -183,6 +199,15 @@ def table_text(rows: list[dict[str, Any]]) -> str:
     for row in rows:
         lines.append("| " + " | ".join(str(row.get(k, "")) for k, _ in COLUMNS) + " |")
     return "\n".join(lines)
+
+
+def run_loop(work: Coroutine[Any, Any, dict[str, Any]]) -> dict[str, Any]:
+    """Run the client on uvloop when it is installed (the server's own loop), else asyncio's."""
+    try:
+        import uvloop
+    except ImportError:  # pragma: no cover - uvloop comes with uvicorn[standard]
+        return asyncio.run(work)
+    return uvloop.run(work)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -217,7 +242,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                     for tree, side in sides:
                         say(f"{case[0]} {side}: {tables} tables (run {repeat + 1})")
                         with served_case(Path(tmp), case, args.postgres, {}, tree) as (port, pid):
-                            row = asyncio.run(one_step(port, pid, tables, args, seed=repeat))
+                            row = run_loop(one_step(port, pid, tables, args, seed=repeat))
                         row["side"] = side
                         say(f"  {row}")
                         found.setdefault(case[0], []).append(row)

@@ -17,6 +17,9 @@ WAITING_MINUTES = 30.0
 REMATCH_WAIT_SECONDS = 120.0
 """How long a feed open at a match's end waits for its rematch (``BASRA_REMATCH_WAIT_SECONDS``)."""
 
+SHED_LAG_MS = 250.0
+"""The event loop's lag (ms) past which a process sheds new work (``BASRA_SHED_LAG_MS``)."""
+
 MAX_BODY_BYTES = 16 * 1024
 """The largest request body accepted; every body of this API is far smaller."""
 
@@ -51,13 +54,19 @@ class ApiSettings:
     test_clock: tuple[int, float] | None = None
     # How long a feed that saw its match end stays open for a rematch_created (docs/api.md).
     rematch_wait_seconds: float = REMATCH_WAIT_SECONDS
+    # Shedding (app.api.edges.shedding): the event loop's lag past which a process refuses new
+    # tables, spectator feeds and lobby reads (0: never for lag), and the open feeds past which
+    # it does (0: no cap).
+    shed_lag_ms: float = SHED_LAG_MS
+    max_feeds: int = 0
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> ApiSettings:
         """``BASRA_SUPPORT_TOKEN``, ``BASRA_TEST_MODE=1``, ``BASRA_API_THREADS``,
         ``BASRA_API_STORE_CALLS`` (``auto``, ``inline`` or ``threads``), ``BASRA_CORS_ORIGINS``,
         ``BASRA_TRUSTED_PROXIES`` and ``BASRA_RATE_LIMITS`` (docs/api.md, "CORS and limits"),
-        ``BASRA_TURN_SECONDS`` and ``BASRA_WAITING_MINUTES`` (docs/api.md, "The turn clock")."""
+        ``BASRA_TURN_SECONDS`` and ``BASRA_WAITING_MINUTES`` (docs/api.md, "The turn clock"),
+        ``BASRA_SHED_LAG_MS`` and ``BASRA_MAX_FEEDS`` (docs/deploy.md, "Shedding load")."""
         env = os.environ if environ is None else environ
         token = env.get("BASRA_SUPPORT_TOKEN") or None
         test_mode = env.get("BASRA_TEST_MODE", "") in ("1", "true", "yes")
@@ -77,6 +86,8 @@ class ApiSettings:
             rematch_wait_seconds=float(
                 env.get("BASRA_REMATCH_WAIT_SECONDS") or REMATCH_WAIT_SECONDS
             ),
+            shed_lag_ms=float(env.get("BASRA_SHED_LAG_MS") or SHED_LAG_MS),
+            max_feeds=int(env.get("BASRA_MAX_FEEDS") or 0),
         )
 
 

@@ -152,11 +152,12 @@ class EventBroker:
         # feed of the match read the store for what it was already given).
         self._pushed_seq: dict[str, int] = {}
         self.cut_off = 0  # feeds cut off for leaving too many events unsent
+        self._open = 0
 
     @property
     def open_streams(self) -> int:
         """How many streams are listening."""
-        return sum(len(s) for s in self._subs.values())
+        return self._open
 
     async def start(self, offload: Offload) -> None:
         """Bind to the running loop; follow other processes' appends when a reader is given.
@@ -197,13 +198,15 @@ class EventBroker:
         """A mailbox for ``match_id``'s new events (call on the event loop)."""
         sub = Subscription(self, match_id)
         self._subs.setdefault(match_id, set()).add(sub)
+        self._open += 1
         return sub
 
     def unsubscribe(self, sub: Subscription) -> None:
         """Forget a mailbox."""
         subs = self._subs.get(sub.match_id)
-        if subs is not None:
+        if subs is not None and sub in subs:
             subs.discard(sub)
+            self._open -= 1
             if not subs:
                 del self._subs[sub.match_id]
                 self._pushed_seq.pop(sub.match_id, None)

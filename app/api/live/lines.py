@@ -44,8 +44,8 @@ KEPT_MATCHES = 20_000
 class EncodedMessage(ServerSentEventMessage):
     """A message whose bytes were made already (Litestar asks each message to ``encode``)."""
 
-    def __init__(self, raw: bytes) -> None:
-        super().__init__(data=None)
+    def __init__(self, seq: int, raw: bytes) -> None:
+        super().__init__(data=None, id=seq)
         self.raw = raw
 
     def encode(self) -> bytes:
@@ -104,7 +104,7 @@ class MessageCache:
             self.shared += 1
             return found
         line = with_after(event_line(recorded, viewer, ended), after)
-        made = EncodedMessage(b"id: %d\r\ndata: %s\r\n\r\n" % (recorded.seq, line))
+        made = EncodedMessage(recorded.seq, b"id: %d\r\ndata: %s\r\n\r\n" % (recorded.seq, line))
         self.made += 1
         entry.messages[key] = made
         for old in [k for k in entry.messages if k[0] <= recorded.seq - KEPT_SEQS]:
