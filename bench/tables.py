@@ -41,12 +41,14 @@ from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from bench.client import Connection
 from bench.harness import say
 from bench.options import Shared
 from bench.servers import NO_LIMITS, SERVE_CASES, process_tree, served_case, tree_cpu_seconds
 from bench.stats import quantile
-from bench.tables_client import Table, Tally, mean_think, think_time
+from bench.tables_client import Feed, Table, Tally, mean_think, think_time
 
 SHARED = Shared(seconds=60.0, repeats=1, postgres="optional")
 """The measured window of each step, the runs, an optional PostgreSQL server."""
@@ -106,7 +108,7 @@ async def one_step(
                     live.append(table)
                     table.spawn(replace_when_ended(table))
             except (RuntimeError, OSError, asyncio.IncompleteReadError) as error:
-                tally.errors += 1
+                tally.error(f"setup {type(error).__name__}")
                 say(f"  a table did not start: {error}")
 
     async def replace_when_ended(table: Table) -> None:
@@ -167,7 +169,87 @@ async def one_step(
         "missing": tally.missing,
         "views_again": tally.views,
         "feeds_resumed": tally.feed_reopened,
+        "error_kinds": dict(tally.error_kinds),
     }
+
+
+async def idle_step(port: int, pid: int, args: argparse.Namespace) -> dict[str, Any]:
+    """``--idle-feeds`` public feeds spread over ``--idle-matches`` 2-seat matches that do not
+    move; then ``--moves`` plays, one match at a time: RSS, RSS per feed, and how long each
+    feed of the moved match took to receive the play."""
+    tally = Tally()
+    rss_idle = rss_bytes(pid)
+    conn = Connection(port)
+    matches: list[tuple[str, list[str]]] = []
+    seqs: dict[str, int] = {}
+    for _ in range(args.idle_matches):
+        _, created = await conn.request("POST", "/matches", b'{"ruleset":"classic","seats":2}')
+        path = f"/matches/{msgspec.json.decode(created)['match_id']}"
+        tokens = []
+        for seat in range(2):
+            _, taken = await conn.request("POST", f"{path}/seats/{seat}", b'{"name":"b"}')
+            tokens.append(msgspec.json.decode(taken)["token"])
+        auth = {"Authorization": f"Bearer {tokens[0]}"}
+        _, body = await conn.request("GET", f"{path}/view", headers=auth)
+        matches.append((path, tokens))
+        seqs[path] = int(msgspec.json.decode(body)["seq"])
+    feeds: dict[str, list[Feed]] = {path: [] for path, _ in matches}
+    for k in range(args.idle_feeds):
+        path = matches[k % len(matches)][0]
+        feed = Feed(port, f"{path}/events", None, _none)
+        feed.start(seqs[path], tally)  # no backlog: only what comes next
+        feeds[path].append(feed)
+        if k % 200 == 199:
+            await asyncio.sleep(0.2)
+    everyone = [f for group in feeds.values() for f in group]
+    say(f"  {len(everyone)} idle feeds opening")
+    began = time.monotonic()
+    while time.monotonic() - began < 120 and not all(f.ready.is_set() for f in everyone):
+        await asyncio.sleep(0.5)
+    await asyncio.sleep(3.0)
+    rss = rss_bytes(pid)
+    pushes: list[float] = []
+    missing = 0
+    for k in range(args.moves):
+        path, tokens = matches[k % len(matches)]
+        auth = {"Authorization": f"Bearer {tokens[0]}"}
+        _, body = await conn.request("GET", f"{path}/view", headers=auth)
+        view = msgspec.json.decode(body)
+        turn = view["after"]["turn"]
+        if turn != 0:
+            auth = {"Authorization": f"Bearer {tokens[turn]}"}
+            _, body = await conn.request("GET", f"{path}/view", headers=auth)
+            view = msgspec.json.decode(body)
+        play = msgspec.json.encode({"card": view["hand"][0], "seq": view["seq"]})
+        sent = time.monotonic()
+        await conn.request("POST", f"{path}/plays", play, auth)
+        await asyncio.sleep(0.25)
+        for feed in feeds[path]:
+            arrived = feed.arrived.get(view["seq"] + 1)
+            if arrived is None:
+                missing += 1
+            else:
+                pushes.append((arrived - sent) * 1000)
+    for feed in everyone:
+        await feed.stop()
+    await conn.close()
+    return {
+        "side": "",
+        "feeds": len(everyone),
+        "rss_mb": round(rss / 2**20, 1),
+        "rss_kb_per_feed": round((rss - rss_idle) / 1024 / max(1, len(everyone)), 1),
+        "push_p50": round(quantile(pushes, 0.5), 1),
+        "push_p99": round(quantile(pushes, 0.99), 1),
+        "pushes": len(pushes),
+        "missing": missing,
+        "errors": tally.errors,
+        "refused": tally.refused,
+        "error_kinds": tally.error_kinds,
+    }
+
+
+def _none(_data: bytes) -> None:
+    """An idle feed folds nothing."""
 
 
 COLUMNS = (
@@ -218,11 +300,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--think", default="uniform:1-3", help="uniform:LO-HI or exp:MEAN (s)")
     parser.add_argument("--warmup", type=float, default=10.0, help="seconds before measuring")
     parser.add_argument("--stores", default="sqlite-1", help="sqlite-1,pg-1,pg-2")
+    parser.add_argument("--idle-feeds", type=int, default=0, help="instead: N idle public feeds")
+    parser.add_argument("--idle-matches", type=int, default=1000, help="with --idle-feeds")
+    parser.add_argument("--moves", type=int, default=200, help="with --idle-feeds: plays made")
     parser.add_argument("--code-before", type=Path, default=None, help="the checkout of before")
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
     """Run every step on every store and side; print a table per store; the rows."""
+    if args.idle_feeds:
+        return run_idle(args)
     steps = [int(n) for n in args.tables.split(",")]
     cases = [c for c in SERVE_CASES if c[0] in args.stores.split(",")]
     if any(store == "pg" for _, store, _ in cases) and not args.postgres:
@@ -254,3 +341,25 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     for label, rows in found.items():
         print(f"\n### {label}\n\n{table_text(rows)}")
     return found
+
+
+def run_idle(args: argparse.Namespace) -> dict[str, Any]:
+    """``--idle-feeds``: one SQLite process per side; a row per side."""
+    limit = raise_open_files(args.idle_feeds + 200)
+    say(f"per-address limits off; open files needed {args.idle_feeds + 200}, soft limit {limit}")
+    sides = [(None, "after")] + ([(args.code_before, "before")] if args.code_before else [])
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="bench-tables-") as tmp:
+        for tree, side in sides:
+            say(f"sqlite-1 {side}: {args.idle_feeds} idle feeds")
+            with served_case(Path(tmp), SERVE_CASES[0], None, {}, tree) as (port, pid):
+                row = run_loop(idle_step(port, pid, args))
+            row["side"] = side
+            say(f"  {row}")
+            rows.append(row)
+    print(f"## {args.idle_feeds} idle feeds over {args.idle_matches} matches, {args.moves} moves")
+    keys = ("side", "feeds", "rss_mb", "rss_kb_per_feed", "push_p50", "push_p99", "missing")
+    print("| " + " | ".join(keys) + " |\n|" + " --- |" * len(keys))
+    for row in rows:
+        print("| " + " | ".join(str(row[k]) for k in keys) + " |")
+    return {"idle": rows}

@@ -72,6 +72,12 @@ class Tally:
     missing: int = 0  # plays some other viewer's feed never received
     tables_started: int = 0
     tables_refused: int = 0
+    error_kinds: dict[str, int] = field(default_factory=dict)
+
+    def error(self, kind: str) -> None:
+        """Count one error by kind (an HTTP status, or what broke)."""
+        self.errors += 1
+        self.error_kinds[kind] = self.error_kinds.get(kind, 0) + 1
 
 
 class Feed:
@@ -98,9 +104,9 @@ class Feed:
         while not self.stopped:
             try:
                 ended = await self._read(tally)
-            except (OSError, asyncio.IncompleteReadError, ValueError):
+            except (OSError, asyncio.IncompleteReadError, ValueError) as error:
                 ended = False
-                tally.errors += 1
+                tally.error(f"feed {type(error).__name__}")
                 await asyncio.sleep(1.0)
             if ended or self.stopped:
                 return
@@ -119,8 +125,10 @@ class Feed:
             writer.write(("\r\n".join(head) + "\r\n\r\n").encode())
             status = await reader.readuntil(b"\r\n\r\n")
             if status[9:12] != b"200":
-                tally.refused += status[9:12] == b"503"
-                tally.errors += status[9:12] != b"503"
+                if status[9:12] == b"503":
+                    tally.refused += 1
+                else:
+                    tally.error(f"feed {status[9:12].decode()}")
                 self.ready.set()
                 await asyncio.sleep(1.0)
                 return False
@@ -227,14 +235,18 @@ class Seat:
         sent = time.monotonic()
         tally.plays_sent.append(sent)
         try:
-            status, _ = await self.conn.request("POST", f"{self.table.path}/plays", body, headers)
-        except (OSError, asyncio.IncompleteReadError):
-            tally.errors += 1
+            status, answer = await self.conn.request(
+                "POST", f"{self.table.path}/plays", body, headers
+            )
+        except (OSError, asyncio.IncompleteReadError) as error:
+            tally.error(f"play {type(error).__name__}")
             await self.conn.close()
             return
         if status != 200:
-            tally.refused += status == 503
-            tally.errors += status != 503
+            if status == 503:
+                tally.refused += 1
+            else:
+                tally.error(f"play {status} {_code(answer)}")
             return
         tally.play_ms.append((sent, (time.monotonic() - sent) * 1000))
         self.table.played.append((self, seq + 1, sent))
@@ -317,6 +329,14 @@ class Table:
             await feed.stop()
         for seat in self.seats:
             await seat.conn.close()
+
+
+def _code(body: bytes) -> str:
+    """The error code of an error body, or ``?``."""
+    try:
+        return str(msgspec.json.decode(body)["error"]["code"])
+    except (msgspec.DecodeError, KeyError, TypeError):
+        return "?"
 
 
 def _ignore(_data: bytes) -> None:

@@ -92,7 +92,16 @@ async def open_feed(
         subscription.close()
         raise
     # The state at ``after``: where each message's ``after`` is evolved from.
-    start = fold(r.event for r in stream if r.seq <= after)
+    # Feeds opened at the same point share that state (one fold, one copy in memory).
+    cache = messages_of(runtime.broker)
+    shared = cache.state_after(match_id, after) if after else None
+    if shared is not None:
+        start = shared[0]
+    else:
+        start = fold(r.event for r in stream if r.seq <= after)
+        if after:
+            chain = stream[after - 1].chain if len(stream) >= after else None
+            cache.keep_state(match_id, start, after_of(start, runtime.service.clock(), chain))
     backlog = [r for r in stream if r.seq > after]
     # A feed opened after the end does not wait for a rematch: the stored events are all.
     return _feed(runtime, subscription, viewer, start, backlog, state.status == "ended", credential)
