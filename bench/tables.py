@@ -183,7 +183,9 @@ async def idle_step(port: int, pid: int, args: argparse.Namespace) -> dict[str, 
     matches: list[tuple[str, list[str]]] = []
     seqs: dict[str, int] = {}
     for _ in range(args.idle_matches):
-        _, created = await conn.request("POST", "/matches", b'{"ruleset":"classic","seats":2}')
+        # The longest turn (R25): an idle match's clock must not move it while feeds open.
+        table = b'{"ruleset":"classic","seats":2,"turn_seconds":600}'
+        _, created = await conn.request("POST", "/matches", table)
         path = f"/matches/{msgspec.json.decode(created)['match_id']}"
         tokens = []
         for seat in range(2):
@@ -216,6 +218,8 @@ async def idle_step(port: int, pid: int, args: argparse.Namespace) -> dict[str, 
         _, body = await conn.request("GET", f"{path}/view", headers=auth)
         view = msgspec.json.decode(body)
         turn = view["after"]["turn"]
+        if turn is None:
+            continue  # not playing (cannot happen within the turn time; counted as missing)
         if turn != 0:
             auth = {"Authorization": f"Bearer {tokens[turn]}"}
             _, body = await conn.request("GET", f"{path}/view", headers=auth)
