@@ -98,23 +98,27 @@ async def one_step(
     live: list[Table] = []
     gate = asyncio.Semaphore(SETUP_AT_ONCE)
     conns = [Connection(port) for _ in range(SETUP_AT_ONCE)]
+    free = list(conns)
     stopping = False
 
-    async def start_one(k: int) -> None:
+    async def start_one(_k: int) -> None:
         async with gate:
+            conn = free.pop()  # one set-up request at a time on each connection
             table = Table(port, args.seats, args.spectators, think, tally)
             try:
-                if await table.start(conns[k % SETUP_AT_ONCE]):
+                if await table.start(conn):
                     live.append(table)
                     table.spawn(replace_when_ended(table))
             except (RuntimeError, OSError, asyncio.IncompleteReadError) as error:
                 tally.error(f"setup {type(error).__name__}")
                 say(f"  a table did not start: {error}")
+            finally:
+                free.append(conn)
 
     async def replace_when_ended(table: Table) -> None:
         await table.ended.wait()
         if not stopping:
-            await start_one(random.randrange(SETUP_AT_ONCE))
+            await start_one(0)
 
     lags: list[float] = []
 
