@@ -56,6 +56,7 @@ GOLDEN: tuple[tuple[str, int | None, str, int], ...] = (
     ("app.api.edges.errors.MissingBodyError", 400, "missing_body", 1),
     ("app.api.edges.errors.MissingFieldError", 422, "missing_field", 1),
     ("app.api.edges.errors.MissingTokenError", 401, "missing_token", 1),
+    ("app.api.edges.errors.OverloadedError", 503, "overloaded", 75),
     ("app.api.edges.errors.RateLimitedError", 429, "rate_limited", 75),
     ("app.api.edges.errors.RouteNotFoundError", 404, "not_found", 1),
     ("app.api.edges.errors.SeatOnlyError", 403, "seat_only", 1),

@@ -29,6 +29,7 @@ from app.api.edges.limits import (
 from app.api.edges.metrics import Observed, instrument, metrics
 from app.api.edges.openapi import COMPONENTS, errors, fixed_length_arrays
 from app.api.edges.params import Runtime
+from app.api.edges.shedding import Shedding
 from app.api.live.live import EventsController
 from app.api.live.tickets import TicketsController
 from app.api.matches.matches import MatchesController
@@ -83,6 +84,12 @@ async def ready(runtime: Runtime) -> HealthResponse:
         raise StoreUnavailableError("this process is stopping")
     await _store_answers(runtime)
     return HealthResponse("ok")
+
+
+def _open_feeds(app: Litestar) -> int:
+    """The feeds ``app``'s process holds open now (0 before it has started)."""
+    runtime = getattr(app.state, "runtime", None)
+    return runtime.broker.open_streams if isinstance(runtime, ApiRuntime) else 0
 
 
 def create_app(
@@ -155,7 +162,8 @@ def create_app(
     )
     fixed_length_arrays(app.openapi_schema)  # built here, before it is first served
     document_limits(app.openapi_schema)
-    app.asgi_handler = Observed(
-        with_edge(HeadAsGet(NoStoreForCredentials(app.asgi_handler)), settings, cors)
+    shedding = Shedding(
+        HeadAsGet(NoStoreForCredentials(app.asgi_handler)), settings, lambda: _open_feeds(app)
     )
+    app.asgi_handler = Observed(with_edge(shedding, settings, cors))
     return app

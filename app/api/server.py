@@ -58,6 +58,15 @@ a scratch script setting the interval): p99 156, 303 and 72 ms at 1 ms against 4
 83 ms at 5 ms.
 """
 
+KEEP_ALIVE_SECONDS = 75
+"""How long an idle keep-alive connection stays open (uvicorn's default is 5 s).
+
+A person at a table sends a play every few seconds (docs/performance.md, "Capacity at human
+pace"): with 5 s, about every other play found its connection closed and paid for a new one
+(accept, the socket's addresses, a fresh request cycle). 75 s is what common proxies keep;
+an idle connection costs a few KB.
+"""
+
 STARTUP_SECONDS = 10.0
 """A worker that dies sooner than this after starting is a start-up failure, not a crash."""
 
@@ -180,6 +189,7 @@ def _uvicorn_options(options: ServeOptions) -> dict[str, Any]:
         "access_log": options.access_log,
         "log_level": options.log_level,
         "timeout_graceful_shutdown": GRACEFUL_SHUTDOWN_SECONDS,
+        "timeout_keep_alive": KEEP_ALIVE_SECONDS,
         "lifespan": "on",
         # The client's address is the app's to decide, from --trusted-proxy only
         # (app.api.edges.limits): uvicorn would otherwise take X-Forwarded-For from any peer on

@@ -27,6 +27,8 @@ PRESENCE_BEAT_SECONDS = 5.0
 PRESENCE_EXPIRY_SECONDS = 30.0
 """A presence row whose beat is older counts as gone: its process crashed
 (``BASRA_PRESENCE_EXPIRY_SECONDS``)."""
+SHED_LAG_MS = 250.0
+"""The event loop's lag (ms) past which a process sheds new work (``BASRA_SHED_LAG_MS``)."""
 
 MAX_BODY_BYTES = 16 * 1024
 """The largest request body accepted; every body of this API is far smaller."""
@@ -66,6 +68,11 @@ class ApiSettings:
     presence_follow_seconds: float = PRESENCE_FOLLOW_SECONDS
     presence_beat_seconds: float = PRESENCE_BEAT_SECONDS
     presence_expiry_seconds: float = PRESENCE_EXPIRY_SECONDS
+    # Shedding (app.api.edges.shedding): the event loop's lag past which a process refuses new
+    # tables, spectator feeds and lobby reads (0: never for lag), and the open feeds past which
+    # it does (0: no cap).
+    shed_lag_ms: float = SHED_LAG_MS
+    max_feeds: int = 0
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> ApiSettings:
@@ -74,7 +81,8 @@ class ApiSettings:
         ``BASRA_TRUSTED_PROXIES`` and ``BASRA_RATE_LIMITS`` (docs/api.md, "CORS and limits"),
         ``BASRA_TURN_SECONDS`` and ``BASRA_WAITING_MINUTES`` (docs/api.md, "The turn clock"),
         ``BASRA_PRESENCE_FOLLOW_SECONDS``, ``BASRA_PRESENCE_BEAT_SECONDS`` and
-        ``BASRA_PRESENCE_EXPIRY_SECONDS`` (docs/api.md, "Connected now")."""
+        ``BASRA_PRESENCE_EXPIRY_SECONDS`` (docs/api.md, "Connected now"),
+        ``BASRA_SHED_LAG_MS`` and ``BASRA_MAX_FEEDS`` (docs/deploy.md, "Shedding load")."""
         env = os.environ if environ is None else environ
         token = env.get("BASRA_SUPPORT_TOKEN") or None
         test_mode = env.get("BASRA_TEST_MODE", "") in ("1", "true", "yes")
@@ -103,6 +111,8 @@ class ApiSettings:
             presence_expiry_seconds=seconds(
                 "BASRA_PRESENCE_EXPIRY_SECONDS", env, PRESENCE_EXPIRY_SECONDS
             ),
+            shed_lag_ms=float(env.get("BASRA_SHED_LAG_MS") or SHED_LAG_MS),
+            max_feeds=int(env.get("BASRA_MAX_FEEDS") or 0),
         ).checked()
 
     def checked(self) -> ApiSettings:

@@ -44,39 +44,83 @@ Listen = Callable[[int, Callable[[int, str, int], None]], Listener | None]
 each entry after ``position``, or None when the store cannot push (then the log is polled)."""
 
 
+MAX_UNSENT_EVENTS = 1000
+"""A feed whose client leaves this many events unsent is cut off (it resumes with Last-Event-ID)."""
+
+MAX_UNSENT_BYTES = 1 << 20
+"""Or this many bytes of lines (estimated from the feed's own line sizes)."""
+
+LINE_BYTES_GUESS = 400
+"""An event line's size before the feed has sent one (a ``card_played`` with its ``after``)."""
+
+
 class Subscription:
-    """One open stream's mailbox: batches of events pushed for its match, and a wake-up."""
+    """One open stream's mailbox: batches of events pushed for its match, and a wake-up.
+
+    The mailbox is bounded: a client that stops reading blocks its feed in the socket's send,
+    and events pushed meanwhile wait here. Once ``MAX_UNSENT_EVENTS`` or ``MAX_UNSENT_BYTES``
+    wait, the mailbox drops them and is marked ``overflowed``: its feed ends at its next step
+    and the client resumes from the store with ``Last-Event-ID``.
+    """
 
     def __init__(self, broker: EventBroker, match_id: str) -> None:
         self.match_id = match_id
         self._broker = broker
         self._batches: list[list[RecordedEvent]] = []
-        self._wake = asyncio.Event()
+        self._waiter: asyncio.Future[None] | None = None
+        self.unsent = 0
+        self.line_bytes = LINE_BYTES_GUESS  # the feed sets it from the lines it sends
+        self.overflowed = False
 
     def push(self, events: list[RecordedEvent]) -> None:
         """New events (or an empty list: "look in the store") for this match."""
+        if self.overflowed:
+            return
         self._batches.append(events)
-        self._wake.set()
+        self.unsent += len(events)
+        if self.unsent >= MAX_UNSENT_EVENTS or self.unsent * self.line_bytes >= MAX_UNSENT_BYTES:
+            self.overflowed = True
+            self._batches = []
+            self.unsent = 0
+            self._broker.cut_off += 1
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
 
     def nudge(self) -> None:
         """Wake the stream with no events: something else about its match changed (who is
         connected, app.runtime.presence); ``next`` then answers None as after a quiet wait."""
-        self._wake.set()
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
 
     async def next(self, timeout: float) -> list[list[RecordedEvent]] | None:
-        """The batches pushed since the last call, or None after ``timeout`` seconds of quiet."""
-        if not self._batches:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), timeout)
-        self._wake.clear()
+        """The batches pushed since the last call, or None after ``timeout`` seconds of quiet
+        (a future and a timer: no task per wait)."""
+        if not self._batches and not self.overflowed:
+            loop = asyncio.get_running_loop()
+            waiter = self._waiter = loop.create_future()
+            timer = loop.call_later(max(0.0, timeout), _wake, waiter)
+            try:
+                await waiter
+            finally:
+                timer.cancel()
+                self._waiter = None
         if not self._batches:
             return None
         batches, self._batches = self._batches, []
+        self.unsent = 0
         return batches
 
     def close(self) -> None:
         """Stop receiving."""
         self._broker.unsubscribe(self)
+
+
+def _wake(waiter: asyncio.Future[None]) -> None:
+    """A wait's timer: end the wait quietly."""
+    if not waiter.done():
+        waiter.set_result(None)
 
 
 _BROKERS: weakref.WeakSet[EventBroker] = weakref.WeakSet()
@@ -110,11 +154,17 @@ class EventBroker:
         self._listen = listen
         self._listener: Listener | None = None
         self._position = 0
+        # The last seq of each watched match this process pushed with its events: the
+        # follower and the listener skip the log's entries up to it (they would only make every
+        # feed of the match read the store for what it was already given).
+        self._pushed_seq: dict[str, int] = {}
+        self.cut_off = 0  # feeds cut off for leaving too many events unsent
+        self._open = 0
 
     @property
     def open_streams(self) -> int:
         """How many streams are listening."""
-        return sum(len(s) for s in self._subs.values())
+        return self._open
 
     async def start(self, offload: Offload) -> None:
         """Bind to the running loop; follow other processes' appends when a reader is given.
@@ -155,18 +205,25 @@ class EventBroker:
         """A mailbox for ``match_id``'s new events (call on the event loop)."""
         sub = Subscription(self, match_id)
         self._subs.setdefault(match_id, set()).add(sub)
+        self._open += 1
         return sub
 
     def unsubscribe(self, sub: Subscription) -> None:
         """Forget a mailbox."""
         subs = self._subs.get(sub.match_id)
-        if subs is not None:
+        if subs is not None and sub in subs:
             subs.discard(sub)
+            self._open -= 1
             if not subs:
                 del self._subs[sub.match_id]
+                self._pushed_seq.pop(sub.match_id, None)
 
     def publish(self, match_id: str, events: list[RecordedEvent]) -> None:
         """Hand appended events to the match's streams (call on the event loop)."""
+        if events and match_id in self._subs:
+            last = events[-1].seq
+            if last > self._pushed_seq.get(match_id, 0):
+                self._pushed_seq[match_id] = last
         for sub in list(self._subs.get(match_id, ())):
             sub.push(events)
 
@@ -183,17 +240,21 @@ class EventBroker:
         with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
             loop.call_soon_threadsafe(self.publish, match_id, list(events))
 
-    def _pushed(self, position: int, match_id: str, _seq: int) -> None:
+    def _pushed(self, position: int, match_id: str, seq: int) -> None:
         """The listener's callback (its own thread): hop to the loop when a stream listens."""
         loop = self._loop
         if loop is None or loop.is_closed() or match_id not in self._subs:
             return
+        if seq <= self._pushed_seq.get(match_id, 0):
+            return  # appended here and already pushed with its events
         with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
-            loop.call_soon_threadsafe(self._seen, position, match_id)
+            loop.call_soon_threadsafe(self._seen, position, match_id, seq)
 
-    def _seen(self, position: int, match_id: str) -> None:
-        """A pushed log entry, on the loop: wake the match's streams."""
+    def _seen(self, position: int, match_id: str, seq: int = 0) -> None:
+        """A pushed log entry, on the loop: wake the match's streams (unless already pushed)."""
         self._position = max(self._position, position)
+        if seq and seq <= self._pushed_seq.get(match_id, 0):
+            return
         self.publish(match_id, [])
 
     async def _follow(self, offload: Offload) -> None:
@@ -204,9 +265,9 @@ class EventBroker:
             try:
                 rows = await offload(reader, self._position, 1000)
                 woken: set[str] = set()
-                for position, match_id, _seq in rows:
+                for position, match_id, seq in rows:
                     self._position = max(self._position, position)
-                    if match_id in self._subs:
+                    if match_id in self._subs and seq > self._pushed_seq.get(match_id, 0):
                         woken.add(match_id)
                 for match_id in woken:
                     self.publish(match_id, [])

@@ -159,6 +159,14 @@ class InvalidHeaderError(ApiError, BadSyntaxError):
     code = "invalid_header"
 
 
+class OverloadedError(ApiError):
+    """The process sheds load: a new table, a spectator feed or a lobby read; retry later."""
+
+    code = "overloaded"
+    http_status = 503
+    exit_status = EX_TEMPFAIL
+
+
 class RateLimitedError(ApiError):
     """Too many requests of one kind from one client address: wait ``retry_after`` seconds."""
 

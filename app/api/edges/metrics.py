@@ -19,6 +19,8 @@ What is measured:
 - ``basra_open_feeds``: live SSE feeds open now, summed over the live processes.
 - ``basra_readmodel_lag_events``: log entries the answering process's read models have not
   folded yet (its read-model file's position against the global log's last position).
+- ``basra_shed_total{kind}``: requests a busy process refused with 503 ``overloaded``
+  (``table``, ``spectator_feed``, ``lobby``; app.api.edges.shedding).
 - ``basra_clock_expiry_lateness_seconds``: how long after a turn's deadline (R25) the clock's
   ``turn_expired`` was recorded.
 

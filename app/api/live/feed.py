@@ -13,33 +13,50 @@ right after ``rematch_created`` (sent live, so the client can follow the link), 
 Each message also carries ``after``, the table right after its event (app.api.table.after): the feed
 folds the stream from its start once when it opens, then evolves that state by each event it
 sends, so a resumed feed gets the same ``after`` for every event it replays (but ``now`` and
-``connected``, which are as of the message's writing).
+``connected``, which are as of the message's first writing on this process). The feeds of one
+match share that work (app.api.live.lines): the table after an event is folded once per process
+and its message encoded once per viewer class, not once per feed.
 
 Connected now (app.runtime.presence): a feed opened as a seat connects that seat while it is
 open; whenever the match's flags change, the feed sends ``event: presence`` with ``data:
 {"connected": [...], "now": ...}`` and no ``id`` (not an event of the match: resuming with
 ``Last-Event-ID`` is unaffected).
+
+A client that stops reading is cut off (app.runtime.broker.Subscription): once 1,000 events or
+about 1 MB wait unsent for it, its feed ends and it resumes with ``Last-Event-ID``.
 """
 
 from __future__ import annotations
 
 import asyncio
+import weakref
 from collections.abc import AsyncIterator
 
 from litestar.response import ServerSentEventMessage
 
 from app.api.edges.credentials import RECHECK_SECONDS, revocable, still_holds
 from app.api.edges.errors import InvalidValueError
-from app.api.table.after import after_of, presence_line, with_after
-from app.runtime.broker import Subscription
+from app.api.live.lines import MessageCache
+from app.api.table.after import after_of, presence_line
+from app.runtime.broker import EventBroker, Subscription
 from app.runtime.runtime import ApiRuntime
 from domain.events import MatchEnded, RematchCreated
 from domain.evolve import evolve, fold
-from domain.recorded import RecordedEvent, event_line
+from domain.recorded import RecordedEvent
 from domain.state import MatchState
 
 RETRY_MS = 2000
 """How long a client waits before reconnecting (the SSE ``retry:`` field)."""
+
+_CACHES: weakref.WeakKeyDictionary[EventBroker, MessageCache] = weakref.WeakKeyDictionary()
+
+
+def messages_of(broker: EventBroker) -> MessageCache:
+    """The shared messages of the feeds over ``broker`` (one per process and store)."""
+    found = _CACHES.get(broker)
+    if found is None:
+        found = _CACHES[broker] = MessageCache()
+    return found
 
 
 def _contiguous(batches: list[list[RecordedEvent]], last: int) -> list[RecordedEvent] | None:
@@ -81,7 +98,16 @@ async def open_feed(
         subscription.close()
         raise
     # The state at ``after``: where each message's ``after`` is evolved from.
-    start = fold(r.event for r in stream if r.seq <= after)
+    # Feeds opened at the same point share that state (one fold, one copy in memory).
+    cache = messages_of(runtime.broker)
+    shared = cache.state_after(match_id, after) if after else None
+    if shared is not None:
+        start = shared[0]
+    else:
+        start = fold(r.event for r in stream if r.seq <= after)
+        if after:
+            chain = stream[after - 1].chain if len(stream) >= after else None
+            cache.keep_state(match_id, start, after_of(start, runtime.service.clock(), chain))
     backlog = [r for r in stream if r.seq > after]
     # A feed opened after the end does not wait for a rematch: the stored events are all.
     return _feed(runtime, subscription, viewer, start, backlog, state.status == "ended", credential)
@@ -101,6 +127,7 @@ async def _feed(
     open, its ``rematch_created`` when it comes within the rematch wait."""
     match_id = subscription.match_id
     clock = runtime.service.clock
+    cache = messages_of(runtime.broker)
     loop = asyncio.get_running_loop()
     ended = opened_ended
     rematch_until: float | None = None  # when the wait for a rematch gives up (loop time)
@@ -122,11 +149,19 @@ async def _feed(
                     continue
                 if recorded.seq != last + 1:
                     break  # a gap cannot come from the store; read it again below
-                state = evolve(state, recorded.event)
-                shown = presence.known(match_id)
-                after = after_of(state, clock(), recorded.chain, shown)
-                line = with_after(event_line(recorded, viewer, ended), after)
-                yield ServerSentEventMessage(data=line.decode(), id=recorded.seq)
+                shared = cache.state_after(match_id, recorded.seq)
+                if shared is None:
+                    state = evolve(state, recorded.event)
+                    after = after_of(state, clock(), recorded.chain, presence.known(match_id))
+                    cache.keep_state(match_id, state, after)
+                else:
+                    state, after = shared
+                # The flags this message carries (made by the first feed here to send it): a
+                # change since then is sent as a presence message when the feed is idle.
+                shown = frozenset(seat for seat, on in enumerate(after.connected) if on)
+                message = cache.message(match_id, recorded, viewer, ended, after)
+                subscription.line_bytes = len(message.raw)
+                yield message
                 last = recorded.seq
                 if isinstance(recorded.event, RematchCreated):
                     return  # the last event a match can have
@@ -152,8 +187,8 @@ async def _feed(
                 if recheck:
                     wait = max(0.0, min(wait, next_check - loop.time()))
                 batches = await subscription.next(wait)
-                if runtime.broker.closing:
-                    return
+                if runtime.broker.closing or subscription.overflowed:
+                    return  # stopping, or the client left too much unsent: it resumes
                 if recheck and loop.time() >= next_check:
                     if not await runtime.call(still_holds, runtime, credential):
                         return  # revoked or replaced: the feed closes (docs/api.md, "access")

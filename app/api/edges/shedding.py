@@ -1,0 +1,154 @@
+"""Shedding load: what a busy process refuses early and cheaply, and what it never refuses.
+
+A process past its capacity (docs/performance.md, "Capacity at human pace") must not collapse:
+it keeps serving the tables already playing and refuses new work before it reaches the app.
+Refused, with 503 ``overloaded`` and ``Retry-After``: a new table (``POST /matches``), a
+spectator's feed (``GET /matches/{id}/events`` without a token or ticket) and a lobby read
+(``GET /matches``). Never refused: a play, a seat's view, a seated player's feed (opening or
+resuming), so a shed player never loses on the clock (R25).
+
+A process is overloaded while its event loop runs late by more than ``shed_lag_ms`` (measured
+by a timer every ``PROBE_SECONDS``) at every one of the last ``PROBES_KEPT`` probes, about a
+second: a loop that is saturated, not one pause of the collector or of a busy machine (a
+single late probe sheds nothing); or while it holds ``max_feeds`` open feeds or more. Each
+refusal is counted in ``/metrics`` as ``basra_shed_total{kind}`` (``table``, ``spectator_feed``, ``lobby``). The check happens before
+routing, so a refused request reads nothing and changes nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Final
+
+from litestar.enums import ScopeType
+from litestar.types import (
+    ASGIApp,
+    HTTPResponseBodyEvent,
+    HTTPResponseStartEvent,
+    Receive,
+    Scope,
+    Send,
+)
+from prometheus_client import Counter
+
+from app.api.edges.errors import OverloadedError
+from app.api.settings import ApiSettings
+
+SHED: Final = Counter("basra_shed", "Requests refused with 503 overloaded, by kind.", ["kind"])
+
+RETRY_AFTER_SECONDS: Final = 5
+"""How long a refused client waits before it asks again."""
+
+PROBE_SECONDS: Final = 0.1
+"""How often the event loop's lateness is measured."""
+
+PROBES_KEPT: Final = 10
+"""The last this many probes (about a second) must all be late for the loop to count as late."""
+
+_BODY: Final = (
+    b'{"error":{"code":"overloaded","message":"this server is busy: retry after '
+    + str(RETRY_AFTER_SECONDS).encode()
+    + b' seconds"}}'
+)
+
+
+def shed_kind(scope: Scope) -> str | None:
+    """What a request would add that may be shed (``table``, ``spectator_feed``, ``lobby``),
+    or None for what is never shed."""
+    if scope["type"] != ScopeType.HTTP:
+        return None
+    method = scope["method"]
+    path = scope["path"].rstrip("/")
+    if path == "/matches":
+        if method == "POST":
+            return "table"
+        return "lobby" if method in ("GET", "HEAD") else None
+    if method == "GET" and path.startswith("/matches/") and path.endswith("/events"):
+        if any(name == b"authorization" for name, _ in scope["headers"]):
+            return None
+        query = scope.get("query_string", b"")
+        if b"ticket=" in query or b"access_token=" in query:
+            return None  # a seat's (or support's) feed: never shed
+        return "spectator_feed"
+    return None
+
+
+class LoopLag:
+    """How late the event loop runs: a timer every ``PROBE_SECONDS`` notes its own lateness."""
+
+    def __init__(self) -> None:
+        self._recent: list[float] = []
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._due = 0.0
+
+    def sustained_ms(self) -> float:
+        """The least lateness of the last ``PROBES_KEPT`` probes, in ms: how late the loop has
+        been all along (0 until that many probes were made)."""
+        self.ensure()
+        if len(self._recent) < PROBES_KEPT:
+            return 0.0
+        return min(self._recent) * 1000
+
+    def ensure(self) -> None:
+        """Probe the running loop (started on the first request a loop serves)."""
+        loop = asyncio.get_running_loop()
+        if self._loop is not loop:
+            self._loop = loop
+            self._recent = []
+            self._due = loop.time() + PROBE_SECONDS
+            loop.call_at(self._due, self._probe)
+
+    def _probe(self) -> None:
+        loop = self._loop
+        if loop is None or loop.is_closed():
+            return
+        now = loop.time()
+        self._recent.append(max(0.0, now - self._due))
+        del self._recent[:-PROBES_KEPT]
+        self._due = now + PROBE_SECONDS
+        loop.call_at(self._due, self._probe)
+
+
+class Shedding:
+    """The ASGI edge that refuses sheddable requests while the process is overloaded."""
+
+    def __init__(self, app: ASGIApp, settings: ApiSettings, open_feeds: Callable[[], int]):
+        self.app = app
+        self.settings = settings
+        self.open_feeds = open_feeds
+        self.lag = LoopLag()
+
+    def overloaded(self) -> bool:
+        """True while the loop runs too late or too many feeds are open."""
+        settings = self.settings
+        if settings.max_feeds and self.open_feeds() >= settings.max_feeds:
+            return True
+        return bool(settings.shed_lag_ms) and self.lag.sustained_ms() > settings.shed_lag_ms
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Refuse a sheddable request while overloaded; pass everything else through."""
+        if scope["type"] == ScopeType.HTTP:
+            self.lag.ensure()
+        kind = shed_kind(scope)
+        if kind is None or not self.overloaded():
+            await self.app(scope, receive, send)
+            return
+        SHED.labels(kind).inc()
+        start: HTTPResponseStartEvent = {
+            "type": "http.response.start",
+            "status": OverloadedError.http_status,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(_BODY)).encode()),
+                (b"retry-after", str(RETRY_AFTER_SECONDS).encode()),
+                (b"cache-control", b"no-store"),
+            ],
+        }
+        body: HTTPResponseBodyEvent = {
+            "type": "http.response.body",
+            "body": _BODY,
+            "more_body": False,
+        }
+        await send(start)
+        await send(body)
