@@ -11,8 +11,9 @@ A process is overloaded while its event loop runs late by more than ``shed_lag_m
 by a timer every ``PROBE_SECONDS``) at every one of the last ``PROBES_KEPT`` probes, about a
 second: a loop that is saturated, not one pause of the collector or of a busy machine (a
 single late probe sheds nothing); or while it holds ``max_feeds`` open feeds or more. Each
-refusal is counted in ``/metrics`` as ``basra_shed_total{kind}`` (``table``, ``spectator_feed``, ``lobby``). The check happens before
-routing, so a refused request reads nothing and changes nothing.
+refusal is counted in ``/metrics`` as ``basra_shed_total{kind}`` (``table``,
+``spectator_feed``, ``lobby``). The check happens before routing, so a refused request reads
+nothing and changes nothing.
 """
 
 from __future__ import annotations
