@@ -34,6 +34,7 @@ from app.api.live.tickets import TicketsController
 from app.api.matches.matches import MatchesController
 from app.api.matches.rematch import RematchController
 from app.api.matches.replay import ReplayController
+from app.api.players.devices import DevicesController
 from app.api.players.players import PlayersController
 from app.api.results.results import LadderController, ResultsController
 from app.api.settings import ApiSettings
@@ -120,6 +121,7 @@ def create_app(
         route_handlers=[
             MatchesController,
             PlayersController,
+            DevicesController,
             SeatController,
             RematchController,
             EventsController,

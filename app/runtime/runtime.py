@@ -19,6 +19,7 @@ from app.runtime.facts import FactsCache
 from app.service import MatchService
 from app.service.access import AccessService
 from app.service.clocks import fast_clock
+from app.service.links import LinkService
 from app.service.players import PlayerService
 
 P = ParamSpec("P")
@@ -92,6 +93,7 @@ class ApiRuntime:
         self.facts = FactsCache(service)
         self.access = AccessService(service.store)
         self.players = PlayerService(service.store)
+        self.links = LinkService(service.store, self.players)
         # The process's one copy of every read model: the lobby, a player's matches, results.
         self.projections = Projections(service.store)
         notifications = getattr(service, "notifications_after", None)
