@@ -329,3 +329,9 @@ class TooManyDevicesError(NotNowError):
     """A player holds tokens on at most 20 devices at once: revoke one first."""
 
     code = "too_many_devices"
+
+
+class AlreadySeatedError(NotNowError):
+    """A player seated at a live table (waiting or playing) does not wait in the rated pool."""
+
+    code = "already_seated"

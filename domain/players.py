@@ -135,7 +135,7 @@ class PlayerState(msgspec.Struct, frozen=True):
         return self.devices[0].token_hash
 
     def device_with(self, token_hash: str) -> PlayerDevice | None:
-        """The device whose token hashes to ``token_hash``, compared in constant time."""
+        """The device whose token hashes to ``token_hash``, compared without an early exit."""
         found = None
         for device in self.devices:
             if hmac.compare_digest(device.token_hash, token_hash):

@@ -27,8 +27,8 @@ Changed on purpose since the rows were generated, and only these:
   their module path changed; every status, code and exit status is as generated.
 - Added with devices of a player (linking codes): ``app.errors.InvalidLinkCodeError``,
   ``app.errors.LinkingPausedError``, ``domain.errors.UnknownDeviceError``,
-  ``domain.errors.OwnDeviceError`` and ``domain.errors.TooManyDevicesError``, as their causes
-  give.
+  ``domain.errors.OwnDeviceError`` and ``domain.errors.TooManyDevicesError``, and with the
+  rated pool ``domain.errors.AlreadySeatedError``, as their causes give.
 """
 
 from __future__ import annotations
@@ -122,6 +122,7 @@ GOLDEN: tuple[tuple[str, int | None, str, int], ...] = (
     ("domain.errors.UnknownDeviceError", 404, "unknown_device", 1),  # added
     ("domain.errors.OwnDeviceError", 409, "own_device", 1),  # added
     ("domain.errors.TooManyDevicesError", 409, "too_many_devices", 1),  # added
+    ("domain.errors.AlreadySeatedError", 409, "already_seated", 1),  # added
     ("domain.errors.UnknownCardError", 400, "unknown_card", 1),  # was 422: a bad syntax now
     ("domain.errors.UnknownCommandError", 422, "unknown_command", 1),
     ("domain.errors.UnknownRulesetError", 422, "unknown_ruleset", 1),

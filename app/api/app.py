@@ -36,6 +36,7 @@ from app.api.matches.rematch import RematchController
 from app.api.matches.replay import ReplayController
 from app.api.players.devices import DevicesController
 from app.api.players.players import PlayersController
+from app.api.pool.pool import PoolController
 from app.api.results.results import LadderController, ResultsController
 from app.api.settings import ApiSettings
 from app.api.table.seat import SeatController
@@ -122,6 +123,7 @@ def create_app(
             MatchesController,
             PlayersController,
             DevicesController,
+            PoolController,
             SeatController,
             RematchController,
             EventsController,

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from app.api.edges.limits_config import DEFAULT_LIMITS, Limits, parse_limits
+from domain.pool import PoolWindow
 
 TURN_SECONDS = 120
 """R25: the turn time of a table created without one (``--turn-seconds``)."""
@@ -51,13 +52,16 @@ class ApiSettings:
     test_clock: tuple[int, float] | None = None
     # How long a feed that saw its match end stays open for a rematch_created (docs/api.md).
     rematch_wait_seconds: float = REMATCH_WAIT_SECONDS
+    # The rated pool's rating window: START, STEP, EVERY seconds, WIDEST (docs/api.md).
+    pool_window: PoolWindow = field(default_factory=PoolWindow)
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> ApiSettings:
         """``BASRA_SUPPORT_TOKEN``, ``BASRA_TEST_MODE=1``, ``BASRA_API_THREADS``,
         ``BASRA_API_STORE_CALLS`` (``auto``, ``inline`` or ``threads``), ``BASRA_CORS_ORIGINS``,
         ``BASRA_TRUSTED_PROXIES`` and ``BASRA_RATE_LIMITS`` (docs/api.md, "CORS and limits"),
-        ``BASRA_TURN_SECONDS`` and ``BASRA_WAITING_MINUTES`` (docs/api.md, "The turn clock")."""
+        ``BASRA_TURN_SECONDS`` and ``BASRA_WAITING_MINUTES`` (docs/api.md, "The turn clock"),
+        ``BASRA_POOL_WINDOW`` (docs/api.md, "Rated pool")."""
         env = os.environ if environ is None else environ
         token = env.get("BASRA_SUPPORT_TOKEN") or None
         test_mode = env.get("BASRA_TEST_MODE", "") in ("1", "true", "yes")
@@ -77,7 +81,23 @@ class ApiSettings:
             rematch_wait_seconds=float(
                 env.get("BASRA_REMATCH_WAIT_SECONDS") or REMATCH_WAIT_SECONDS
             ),
+            pool_window=parse_pool_window(env.get("BASRA_POOL_WINDOW", "")),
         )
+
+
+def parse_pool_window(text: str) -> PoolWindow:
+    """``START,STEP,EVERY,WIDEST`` (points, points, seconds, points), e.g. ``100,50,5,500``;
+    empty for those defaults; ValueError otherwise."""
+    if not text.strip():
+        return PoolWindow()
+    parts = split_list(text)
+    try:
+        start, step, every, widest = int(parts[0]), int(parts[1]), float(parts[2]), int(parts[3])
+    except (ValueError, IndexError):
+        raise ValueError(f"BASRA_POOL_WINDOW is START,STEP,EVERY,WIDEST, not {text!r}") from None
+    if len(parts) != 4 or start < 0 or step < 0 or every <= 0 or widest < start:
+        raise ValueError(f"BASRA_POOL_WINDOW is START,STEP,EVERY,WIDEST, not {text!r}")
+    return PoolWindow(start, step, every, widest)
 
 
 def parse_test_clock(text: str) -> tuple[int, float] | None:

@@ -21,6 +21,8 @@ from app.service.access import AccessService
 from app.service.clocks import fast_clock
 from app.service.links import LinkService
 from app.service.players import PlayerService
+from app.service.pool import PoolService
+from domain.pool import PoolWindow
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -59,6 +61,11 @@ class RuntimeSettings(Protocol):
         ...
 
     @property
+    def pool_window(self) -> PoolWindow:
+        """The rated pool's rating window."""
+        ...
+
+    @property
     def waiting_minutes(self) -> float:
         """How long a table may wait for players before it is closed."""
         ...
@@ -94,6 +101,7 @@ class ApiRuntime:
         self.access = AccessService(service.store)
         self.players = PlayerService(service.store)
         self.links = LinkService(service.store, self.players)
+        self.pool = PoolService(service, settings.pool_window)
         # The process's one copy of every read model: the lobby, a player's matches, results.
         self.projections = Projections(service.store)
         notifications = getattr(service, "notifications_after", None)
