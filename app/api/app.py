@@ -38,6 +38,7 @@ from app.api.players.devices import DevicesController
 from app.api.players.players import PlayersController
 from app.api.pool.pool import PoolController
 from app.api.results.results import LadderController, ResultsController
+from app.api.rules.rules import RulesController
 from app.api.settings import ApiSettings
 from app.api.table.seat import SeatController
 from app.api.verification.analysis import AnalysisController
@@ -124,6 +125,7 @@ def create_app(
             PlayersController,
             DevicesController,
             PoolController,
+            RulesController,
             SeatController,
             RematchController,
             EventsController,
