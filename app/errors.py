@@ -164,3 +164,17 @@ class TicketWrongMatchError(ForbiddenError):
     """The ticket is for another match's feed."""
 
     code = "ticket_wrong_match"
+
+
+class InvalidLinkCodeError(UnauthenticatedError):
+    """A linking code that is wrong, spent, expired, or of a player whose linking is paused:
+    one answer for all, so a guesser learns nothing from it."""
+
+    code = "invalid_link_code"
+
+
+class LinkingPausedError(ForbiddenError):
+    """Too many wrong linking codes were counted against the player this hour: no new code
+    until the hour ends."""
+
+    code = "linking_paused"

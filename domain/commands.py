@@ -36,6 +36,8 @@ class CreateMatch(Command, frozen=True, tag="create_match"):
     server_turn_seconds: int | None = None
     # A rematch's seats kept for the registered players (player id by seat, None: open).
     reserved: tuple[str | None, ...] | None = None
+    # The pool's pairing that made this table (its id), keeping its two seats for the pair.
+    paired: str | None = None
 
 
 class TakeSeat(Command, frozen=True, tag="take_seat"):

@@ -72,6 +72,7 @@ def judge_create(state: MatchState, cmd: CreateMatch) -> tuple[Event, ...]:
         spectators=False if not cmd.spectators else msgspec.UNSET,
         rematch_of=msgspec.UNSET if cmd.rematch_of is None else cmd.rematch_of,
         reserved=_check_reserved(cmd),
+        paired=msgspec.UNSET if cmd.paired is None else cmd.paired,
     )
     if len(cmd.bots) < cmd.seats:
         return (created,)
@@ -140,6 +141,8 @@ def _check_reserved(cmd: CreateMatch) -> tuple[str | None, ...] | msgspec.UnsetT
         )
     if any(pid is not None and seat in cmd.bots for seat, pid in enumerate(kept)):
         raise InvalidReservationError("a bot's seat cannot be kept for a player")
-    if cmd.rematch_of is None:
-        raise InvalidReservationError("only a rematch keeps seats for the players before")
+    if cmd.rematch_of is None and cmd.paired is None:
+        raise InvalidReservationError(
+            "only a rematch or a pairing keeps seats for the players before"
+        )
     return tuple(kept)

@@ -311,3 +311,27 @@ class InvalidReservationError(NotAllowedError):
     """A rematch's kept seats must name a player per seat at most, never a bot's seat."""
 
     code = "invalid_reservation"
+
+
+class UnknownDeviceError(NotFoundError):
+    """The player has no device of that id (never had one, or it was revoked)."""
+
+    code = "unknown_device"
+
+
+class OwnDeviceError(NotNowError):
+    """A device may revoke another device of the player, never itself."""
+
+    code = "own_device"
+
+
+class TooManyDevicesError(NotNowError):
+    """A player holds tokens on at most 20 devices at once: revoke one first."""
+
+    code = "too_many_devices"
+
+
+class AlreadySeatedError(NotNowError):
+    """A player seated at a live table (waiting or playing) does not wait in the rated pool."""
+
+    code = "already_seated"

@@ -46,6 +46,8 @@ class MatchCreated(Event, frozen=True, tag="match_created"):
     # A rematch's seats kept for the players who held them (player id by seat, None: open to
     # anyone); absent: no seat is kept.
     reserved: tuple[str | None, ...] | msgspec.UnsetType = msgspec.UNSET
+    # The rated pool's pairing that made this table (its id); absent: not made by the pool.
+    paired: str | msgspec.UnsetType = msgspec.UNSET
 
 
 class SeatTaken(Event, frozen=True, tag="seat_taken"):
@@ -218,7 +220,9 @@ class TableSettings(msgspec.Struct, frozen=True, gc=False):
     bot_logic: int
     """How the strong bot decides; 1 for matches recorded before the field."""
     reserved: tuple[str | None, ...]
-    """The player id kept per seat of a rematch; (): none kept."""
+    """The player id kept per seat of a rematch or a pairing; (): none kept."""
+    paired: str | None = None
+    """The rated pool's pairing that made the table; None: not made by the pool."""
 
 
 def table_settings(created: MatchCreated) -> TableSettings:
@@ -237,4 +241,5 @@ def table_settings(created: MatchCreated) -> TableSettings:
         bot_budget=created.bot_budget if isinstance(created.bot_budget, int) else None,
         bot_logic=created.bot_logic if isinstance(created.bot_logic, int) else 1,
         reserved=created.reserved if isinstance(created.reserved, tuple) else (),
+        paired=optional(created.paired),
     )

@@ -7,12 +7,19 @@ rotation replaces it for every API process the moment it is appended.
 
 from __future__ import annotations
 
+import hmac
 from collections.abc import Mapping, Sequence
 from typing import Final, TypeAlias
 
 import msgspec
 
-from domain.errors import InvalidNameError, PlayerNameErasedError
+from domain.errors import (
+    InvalidNameError,
+    OwnDeviceError,
+    PlayerNameErasedError,
+    TooManyDevicesError,
+    UnknownDeviceError,
+)
 from domain.events import SeatTaken
 from domain.names import DELETED_NAME as DELETED_NAME
 from domain.names import seat_name
@@ -36,6 +43,8 @@ class PlayerRegistered(PlayerEvent, frozen=True, tag="player_registered"):
     player_id: str
     name: str
     token_hash: str
+    at: str | None = None
+    """When (UTC, ISO 8601); absent from streams written before devices were listed."""
 
 
 class PlayerRenamed(PlayerEvent, frozen=True, tag="player_renamed"):
@@ -45,16 +54,43 @@ class PlayerRenamed(PlayerEvent, frozen=True, tag="player_renamed"):
 
 
 class PlayerTokenRotated(PlayerEvent, frozen=True, tag="player_token_rotated"):
-    """The player's token was replaced; the old one stops working at once."""
+    """The token of the device ``device_id`` was replaced, and every other device revoked:
+    each old token stops working at once. Streams written before devices name no device (the
+    player's first device is meant)."""
 
     token_hash: str
+    device_id: str | None = None
+    at: str | None = None
+
+
+class PlayerDeviceLinked(PlayerEvent, frozen=True, tag="player_device_linked"):
+    """Another device of the player got a token of its own through a one-use linking code."""
+
+    device_id: str
+    token_hash: str
+    at: str
+
+
+class PlayerDeviceRevoked(PlayerEvent, frozen=True, tag="player_device_revoked"):
+    """The device ``device_id``'s token stopped working, revoked from the device ``by``."""
+
+    device_id: str
+    by: str
+    at: str
 
 
 class PlayerNameErased(PlayerEvent, frozen=True, tag="player_name_erased"):
     """The player's name was erased: it shows as ``deleted player`` from then on."""
 
 
-AnyPlayerEvent: TypeAlias = PlayerRegistered | PlayerRenamed | PlayerTokenRotated | PlayerNameErased
+AnyPlayerEvent: TypeAlias = (
+    PlayerRegistered
+    | PlayerRenamed
+    | PlayerTokenRotated
+    | PlayerNameErased
+    | PlayerDeviceLinked
+    | PlayerDeviceRevoked
+)
 """Every event of a player's stream."""
 
 PLAYER_EVENT_TYPES: tuple[type[PlayerEvent], ...] = (
@@ -62,17 +98,49 @@ PLAYER_EVENT_TYPES: tuple[type[PlayerEvent], ...] = (
     PlayerRenamed,
     PlayerTokenRotated,
     PlayerNameErased,
+    PlayerDeviceLinked,
+    PlayerDeviceRevoked,
 )
 """Every player event class, for the store's topics."""
 
 
+FIRST_DEVICE: Final = "d1"
+"""The id of the device a player registered from (devices are ``d1``, ``d2``, … in order)."""
+
+MAX_DEVICES: Final = 20
+"""The most devices one player may hold tokens on at once."""
+
+
+class PlayerDevice(msgspec.Struct, frozen=True):
+    """One device holding a token of the player: its id, the token's SHA-256, made when."""
+
+    device_id: str
+    token_hash: str
+    made: str | None
+
+
 class PlayerState(msgspec.Struct, frozen=True):
-    """A player folded from their stream: id, name (None once erased), token hash, version."""
+    """A player folded from their stream: id, name (None once erased), devices, version."""
 
     player_id: str
     name: str | None
-    token_hash: str
+    devices: tuple[PlayerDevice, ...]
     version: int
+    devices_made: int = 1
+    """How many devices were ever linked (numbers the next one)."""
+
+    @property
+    def token_hash(self) -> str:
+        """The first listed device's token hash (the only one before devices were linked)."""
+        return self.devices[0].token_hash
+
+    def device_with(self, token_hash: str) -> PlayerDevice | None:
+        """The device whose token hashes to ``token_hash``, compared without an early exit."""
+        found = None
+        for device in self.devices:
+            if hmac.compare_digest(device.token_hash, token_hash):
+                found = device
+        return found
 
     @property
     def shown_name(self) -> str:
@@ -94,9 +162,28 @@ def is_player_id(text: str) -> bool:
     return rest != text and 0 < len(rest) <= 64 and all(c in "0123456789abcdef" for c in rest)
 
 
-def register(player_id: str, name: str, token_hash: str) -> PlayerRegistered:
+def register(player_id: str, name: str, token_hash: str, at: str | None = None) -> PlayerRegistered:
     """The event of registering: the name checked, the token's hash kept."""
-    return PlayerRegistered(player_id=player_id, name=player_name(name), token_hash=token_hash)
+    return PlayerRegistered(
+        player_id=player_id, name=player_name(name), token_hash=token_hash, at=at
+    )
+
+
+def link_device(state: PlayerState, token_hash: str, at: str) -> PlayerDeviceLinked:
+    """The event of another device getting a token of its own; refused past ``MAX_DEVICES``."""
+    if len(state.devices) >= MAX_DEVICES:
+        raise TooManyDevicesError(f"a player holds tokens on at most {MAX_DEVICES} devices")
+    return PlayerDeviceLinked(f"d{state.devices_made + 1}", token_hash, at)
+
+
+def revoke_device(state: PlayerState, device_id: str, by: str, at: str) -> PlayerDeviceRevoked:
+    """The event of revoking ``device_id`` from the device ``by`` (never itself: a device
+    gives up its own token by forgetting it, or replaces it by rotation)."""
+    if all(d.device_id != device_id for d in state.devices):
+        raise UnknownDeviceError(f"the player has no device {device_id!r}")
+    if device_id == by:
+        raise OwnDeviceError("a device cannot revoke itself; forget the player on it instead")
+    return PlayerDeviceRevoked(device_id, by, at)
 
 
 def rename(state: PlayerState, name: str) -> PlayerRenamed:
@@ -114,16 +201,27 @@ def erase_name(state: PlayerState) -> PlayerNameErased:
 def evolve_player(state: PlayerState | None, event: PlayerEvent) -> PlayerState:
     """The player after ``event``."""
     match event:
-        case PlayerRegistered(player_id=pid, name=name, token_hash=token_hash):
-            return PlayerState(pid, name, token_hash, 1)
+        case PlayerRegistered(player_id=pid, name=name, token_hash=token_hash, at=at):
+            return PlayerState(pid, name, (PlayerDevice(FIRST_DEVICE, token_hash, at),), 1)
     if state is None:
         raise ValueError("a player's stream begins with player_registered")
     version = state.version + 1
     match event:
         case PlayerRenamed(name=name):
             return msgspec.structs.replace(state, name=name, version=version)
-        case PlayerTokenRotated(token_hash=token_hash):
-            return msgspec.structs.replace(state, token_hash=token_hash, version=version)
+        case PlayerTokenRotated(token_hash=token_hash, device_id=device_id, at=at):
+            kept = device_id or state.devices[0].device_id
+            devices: tuple[PlayerDevice, ...] = (PlayerDevice(kept, token_hash, at),)
+            return msgspec.structs.replace(state, devices=devices, version=version)
+        case PlayerDeviceLinked(device_id=device_id, token_hash=token_hash, at=at):
+            devices = (*state.devices, PlayerDevice(device_id, token_hash, at))
+            made = state.devices_made + 1
+            return msgspec.structs.replace(
+                state, devices=devices, devices_made=made, version=version
+            )
+        case PlayerDeviceRevoked(device_id=device_id):
+            devices = tuple(d for d in state.devices if d.device_id != device_id)
+            return msgspec.structs.replace(state, devices=devices, version=version)
         case PlayerNameErased():
             return msgspec.structs.replace(state, name=None, version=version)
     raise TypeError(f"{type(event).__name__} is not a player event")

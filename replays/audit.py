@@ -258,6 +258,7 @@ class _Auditor:
             server_turn_seconds=settings.turn_seconds,
             rematch_of=settings.rematch_of,
             reserved=settings.reserved or None,
+            paired=settings.paired,
         )
         try:
             made = decide(INITIAL_STATE, command)

@@ -25,6 +25,10 @@ Changed on purpose since the rows were generated, and only these:
 - The API's HTTP edges moved into ``app.api.edges``: the rows of ``app.api.errors`` and
   ``app.api.collector`` now read ``app.api.edges.errors`` and ``app.api.edges.collector``. Only
   their module path changed; every status, code and exit status is as generated.
+- Added with devices of a player (linking codes): ``app.errors.InvalidLinkCodeError``,
+  ``app.errors.LinkingPausedError``, ``domain.errors.UnknownDeviceError``,
+  ``domain.errors.OwnDeviceError`` and ``domain.errors.TooManyDevicesError``, and with the
+  rated pool ``domain.errors.AlreadySeatedError``, as their causes give.
 """
 
 from __future__ import annotations
@@ -87,6 +91,8 @@ GOLDEN: tuple[tuple[str, int | None, str, int], ...] = (
     ("app.errors.StoreNotMigratedError", 503, "store_not_migrated", 69),  # added
     ("app.errors.UnknownAgentError", 404, "unknown_agent", 1),
     ("app.errors.UnknownTicketError", 401, "unknown_ticket", 1),
+    ("app.errors.InvalidLinkCodeError", 401, "invalid_link_code", 1),  # added
+    ("app.errors.LinkingPausedError", 403, "linking_paused", 1),  # added
     ("cli.errors.InvalidOptionError", None, "invalid_option", 2),  # was cli.shell's
     ("domain.errors.CardNotInHandError", 422, "card_not_in_hand", 1),
     ("domain.errors.DeadlineNotReachedError", 409, "deadline_not_reached", 1),
@@ -114,6 +120,10 @@ GOLDEN: tuple[tuple[str, int | None, str, int], ...] = (
     ("domain.errors.StaleDeadlineError", 409, "stale_deadline", 1),
     ("domain.errors.TurnExpiredError", 409, "turn_expired", 1),
     ("domain.errors.UnknownBotKindError", 422, "unknown_bot_kind", 1),
+    ("domain.errors.UnknownDeviceError", 404, "unknown_device", 1),  # added
+    ("domain.errors.OwnDeviceError", 409, "own_device", 1),  # added
+    ("domain.errors.TooManyDevicesError", 409, "too_many_devices", 1),  # added
+    ("domain.errors.AlreadySeatedError", 409, "already_seated", 1),  # added
     ("domain.errors.UnknownCardError", 400, "unknown_card", 1),  # was 422: a bad syntax now
     ("domain.errors.UnknownCommandError", 422, "unknown_command", 1),
     ("domain.errors.UnknownRulesetError", 422, "unknown_ruleset", 1),

@@ -35,8 +35,11 @@ from app.api.live.tickets import TicketsController
 from app.api.matches.matches import MatchesController
 from app.api.matches.rematch import RematchController
 from app.api.matches.replay import ReplayController
+from app.api.players.devices import DevicesController
 from app.api.players.players import PlayersController
+from app.api.pool.pool import PoolController
 from app.api.results.results import LadderController, ResultsController
+from app.api.rules.rules import RulesController
 from app.api.settings import ApiSettings
 from app.api.table.seat import SeatController
 from app.api.verification.analysis import AnalysisController
@@ -127,6 +130,9 @@ def create_app(
         route_handlers=[
             MatchesController,
             PlayersController,
+            DevicesController,
+            PoolController,
+            RulesController,
             SeatController,
             RematchController,
             EventsController,

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from app.api.edges.limits_config import DEFAULT_LIMITS, Limits, parse_limits
+from domain.pool import PoolWindow
 
 TURN_SECONDS = 120
 """R25: the turn time of a table created without one (``--turn-seconds``)."""
@@ -73,6 +74,8 @@ class ApiSettings:
     # it does (0: no cap).
     shed_lag_ms: float = SHED_LAG_MS
     max_feeds: int = 0
+    # The rated pool's rating window: START, STEP, EVERY seconds, WIDEST (docs/api.md).
+    pool_window: PoolWindow = field(default_factory=PoolWindow)
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> ApiSettings:
@@ -82,7 +85,8 @@ class ApiSettings:
         ``BASRA_TURN_SECONDS`` and ``BASRA_WAITING_MINUTES`` (docs/api.md, "The turn clock"),
         ``BASRA_PRESENCE_FOLLOW_SECONDS``, ``BASRA_PRESENCE_BEAT_SECONDS`` and
         ``BASRA_PRESENCE_EXPIRY_SECONDS`` (docs/api.md, "Connected now"),
-        ``BASRA_SHED_LAG_MS`` and ``BASRA_MAX_FEEDS`` (docs/deploy.md, "Shedding load")."""
+        ``BASRA_SHED_LAG_MS`` and ``BASRA_MAX_FEEDS`` (docs/deploy.md, "Shedding load"),
+        ``BASRA_POOL_WINDOW`` (docs/api.md, "Rated pool")."""
         env = os.environ if environ is None else environ
         token = env.get("BASRA_SUPPORT_TOKEN") or None
         test_mode = env.get("BASRA_TEST_MODE", "") in ("1", "true", "yes")
@@ -113,6 +117,7 @@ class ApiSettings:
             ),
             shed_lag_ms=float(env.get("BASRA_SHED_LAG_MS") or SHED_LAG_MS),
             max_feeds=int(env.get("BASRA_MAX_FEEDS") or 0),
+            pool_window=parse_pool_window(env.get("BASRA_POOL_WINDOW", "")),
         ).checked()
 
     def checked(self) -> ApiSettings:
@@ -124,6 +129,21 @@ class ApiSettings:
                 f" BASRA_PRESENCE_EXPIRY_SECONDS ({self.presence_expiry_seconds})"
             )
         return self
+
+
+def parse_pool_window(text: str) -> PoolWindow:
+    """``START,STEP,EVERY,WIDEST`` (points, points, seconds, points), e.g. ``100,50,5,500``;
+    empty for those defaults; ValueError otherwise."""
+    if not text.strip():
+        return PoolWindow()
+    parts = split_list(text)
+    try:
+        start, step, every, widest = int(parts[0]), int(parts[1]), float(parts[2]), int(parts[3])
+    except (ValueError, IndexError):
+        raise ValueError(f"BASRA_POOL_WINDOW is START,STEP,EVERY,WIDEST, not {text!r}") from None
+    if len(parts) != 4 or start < 0 or step < 0 or every <= 0 or widest < start:
+        raise ValueError(f"BASRA_POOL_WINDOW is START,STEP,EVERY,WIDEST, not {text!r}")
+    return PoolWindow(start, step, every, widest)
 
 
 def parse_test_clock(text: str) -> tuple[int, float] | None:

@@ -20,7 +20,10 @@ from app.runtime.presence import Presence
 from app.service import MatchService
 from app.service.access import AccessService
 from app.service.clocks import fast_clock
+from app.service.links import LinkService
 from app.service.players import PlayerService
+from app.service.pool import PoolService
+from domain.pool import PoolWindow
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -56,6 +59,11 @@ class RuntimeSettings(Protocol):
     @property
     def turn_seconds(self) -> int:
         """R25: the turn time of a table created without one."""
+        ...
+
+    @property
+    def pool_window(self) -> PoolWindow:
+        """The rated pool's rating window."""
         ...
 
     @property
@@ -108,6 +116,8 @@ class ApiRuntime:
         self.facts = FactsCache(service)
         self.access = AccessService(service.store)
         self.players = PlayerService(service.store)
+        self.links = LinkService(service.store, self.players)
+        self.pool = PoolService(service, settings.pool_window)
         # The process's one copy of every read model: the lobby, a player's matches, results.
         self.projections = Projections(service.store)
         notifications = getattr(service, "notifications_after", None)

@@ -97,6 +97,7 @@ class MatchService(CommandPipeline):
         rematch_of: str | None = None,
         server_turn_seconds: int | None = None,
         reserved: Sequence[str | None] | None = None,
+        paired: str | None = None,
     ) -> Outcome:
         """Create a match; a table of bots only is dealt and played through at once.
 
@@ -104,7 +105,8 @@ class MatchService(CommandPipeline):
         of the lobby, ``spectators=False`` shows it to seated players only, ``rematch_of`` links
         it to the ended match it follows. Without ``turn_seconds`` the server's turn time applies:
         ``server_turn_seconds``, else the service's own (R25: 1-600, where a table's own is
-        5-600). ``reserved`` keeps a rematch's seats for players (player id by seat).
+        5-600). ``reserved`` keeps a rematch's or a pairing's seats for players (player id by
+        seat); ``paired`` names the rated pool's pairing that made the table.
         """
         match_id = match_id or new_match_id()
         secret = secrets.token_bytes(32) if secret is None else secret
@@ -129,6 +131,7 @@ class MatchService(CommandPipeline):
                 spectators=spectators,
                 rematch_of=rematch_of,
                 reserved=None if reserved is None else tuple(reserved),
+                paired=paired,
                 now_us=now_us,
             )
 

@@ -8,8 +8,10 @@ Nothing is cached: a token check reads the stream, so a rotation counts everywhe
 from __future__ import annotations
 
 import secrets
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from datetime import UTC, datetime
 
+from app.errors import ConflictError
 from app.store.match_store import MatchStore
 from app.store.player_store import PlayerStore
 from domain.players import (
@@ -21,9 +23,29 @@ from domain.players import (
     evolve_player,
     fold_player,
     is_player_id,
+    link_device,
     register,
     rename,
+    revoke_device,
 )
+from domain.times import utc_text_ms
+
+Clock = Callable[[], datetime]
+"""Tells the time (UTC); tests give their own."""
+
+
+def utc_now() -> datetime:
+    """The wall clock in UTC."""
+    return datetime.now(UTC)
+
+
+def iso(when: datetime) -> str:
+    """``when`` as the UTC text every stored time is written in (milliseconds)."""
+    return utc_text_ms(int(when.timestamp() * 1_000_000))
+
+
+APPEND_TRIES = 5
+"""How many times an append made for someone else (a linked device) is read and tried again."""
 
 
 def new_player_id() -> str:
@@ -34,9 +56,10 @@ def new_player_id() -> str:
 class PlayerService:
     """Players' commands and reads over their streams in the shared store."""
 
-    def __init__(self, store: MatchStore) -> None:
+    def __init__(self, store: MatchStore, clock: Clock = utc_now) -> None:
         self.store = store
         self.streams = PlayerStore(store)
+        self.clock = clock
 
     def load(self, player_id: str) -> PlayerState | None:
         """The player as stored now, or None when there is no such player."""
@@ -46,15 +69,40 @@ class PlayerService:
 
     def register(self, name: str, token_hash: str, player_id: str | None = None) -> PlayerState:
         """A new player under ``name`` whose token hashes to ``token_hash``."""
-        event = register(player_id or new_player_id(), name, token_hash)
+        at = iso(self.clock())
+        event = register(player_id or new_player_id(), name, token_hash, at)
         self.streams.append(event.player_id, 0, [event])
         state = fold_player([event])
         assert state is not None
         return state
 
-    def rotate(self, player: PlayerState, token_hash: str) -> PlayerState:
-        """Replace the player's token; the one the caller used stops working at once."""
-        return self._append(player, PlayerTokenRotated(token_hash=token_hash))
+    def rotate(
+        self, player: PlayerState, token_hash: str, device_id: str | None = None
+    ) -> PlayerState:
+        """Replace the token of the caller's device and revoke every other device: every old
+        token stops working at once."""
+        rotated = PlayerTokenRotated(token_hash, device_id, iso(self.clock()))
+        return self._append(player, rotated)
+
+    def link(self, player_id: str, token_hash: str) -> tuple[PlayerState, str]:
+        """Give another device of the player a token of its own (its SHA-256 kept); the player
+        and the new device's id. Read again and retried when another process appended first."""
+        for attempt in range(APPEND_TRIES):
+            player = self.load(player_id)
+            if player is None:
+                raise ValueError(f"no player {player_id!r}")
+            event = link_device(player, token_hash, iso(self.clock()))
+            try:
+                return self._append(player, event), event.device_id
+            except ConflictError:
+                if attempt == APPEND_TRIES - 1:
+                    raise
+        raise AssertionError("unreachable")
+
+    def revoke(self, player: PlayerState, device_id: str, by: str) -> PlayerState:
+        """Revoke the device ``device_id`` from the device ``by``: its token stops working at
+        once, and so do the tickets it asked for."""
+        return self._append(player, revoke_device(player, device_id, by, iso(self.clock())))
 
     def rename(self, player: PlayerState, name: str) -> PlayerState:
         """Give the player a new display name."""

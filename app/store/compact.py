@@ -91,6 +91,7 @@ LAYOUTS: Final[dict[type[Event], tuple[str, ...]]] = {
         "bot_budget",
         "bot_logic",
         "reserved",
+        "paired",
     ),
     SeatTaken: ("seat", "name", "token_id", "token_hash", "player_id", "client_seed"),
     RoundStarted: ("round", "dealer"),

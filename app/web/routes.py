@@ -1,4 +1,5 @@
-"""Routes of the web pages: ``/``, ``/play/{id}``, ``/replay/{id}`` and ``/assets/…``.
+"""Routes of the web pages: ``/``, ``/play/{id}``, ``/replay/{id}``, ``/rules/{ruleset}`` and
+``/assets/…``.
 
 The pages are the same files for every match (the match id is read from the address by the
 page's script), so each is read once and served from memory. None of these routes is in the
@@ -70,12 +71,20 @@ def replay_page(match_id: FromPath[str]) -> Response[bytes]:
     return _html("replay.html")
 
 
+@get("/rules/{ruleset:str}", include_in_schema=False, sync_to_thread=False)
+def rules_page(ruleset: FromPath[str]) -> Response[bytes]:
+    """The rules of one rule set in words, built from its own facts (``GET /rulesets/{name}``)."""
+    del ruleset  # read by the page's script from the address
+    return _html("rules.html")
+
+
 _ASSET_CACHE: Final = CacheControlHeader(max_age=300, public=True)
 
 WEB_ROUTES: Final[Sequence[BaseRouteHandler | Router]] = (
     lobby_page,
     table_page,
     replay_page,
+    rules_page,
     create_static_files_router(
         f"{ASSETS}/vendor", [VENDOR], name="vendor", cache_control=_ASSET_CACHE
     ),

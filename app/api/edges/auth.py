@@ -40,7 +40,7 @@ from app.api.edges.tokens import (
 from app.errors import AgentRevokedError, MatchNotFoundError, UnknownTicketError
 from app.runtime.runtime import ApiRuntime
 from domain.access import ENV_AGENT
-from domain.players import PlayerState
+from domain.players import PlayerDevice, PlayerState
 from domain.redaction import SUPPORT
 
 QUERY_REFUSED_PREFIXES = ("player_", AGENT_PREFIX)
@@ -100,8 +100,8 @@ async def authenticate(
         return await _agent(runtime, token, match_id, allow_support)
     player_claim = read_player_claim(token)
     if player_claim is not None:
-        player = await _player(runtime, player_claim)
-        return await _player_seat(runtime, player, match_id, seat)
+        player, device = await _player_device(runtime, player_claim)
+        return await _player_seat(runtime, player, device, match_id, seat)
     claim = read_claim(token)
     if claim is None or not await _proves(runtime, claim):
         raise UnknownTokenError("the token is not valid")
@@ -207,25 +207,38 @@ async def _proves(runtime: ApiRuntime, claim: TokenClaim) -> bool:
 
 async def authenticate_player(runtime: ApiRuntime, authorization: str | None) -> PlayerState:
     """The player whose token is in the ``Authorization`` header, as their stream says now."""
+    player, _ = await authenticate_device(runtime, authorization)
+    return player
+
+
+async def authenticate_device(
+    runtime: ApiRuntime, authorization: str | None
+) -> tuple[PlayerState, PlayerDevice]:
+    """The player and the device whose token is in the ``Authorization`` header."""
     token = bearer(authorization)
     if token is None:
         raise MissingTokenError("this route needs an 'Authorization: Bearer PLAYER_TOKEN' header")
     claim = read_player_claim(token)
     if claim is None:
         raise UnknownTokenError("this route needs a player token")
-    return await _player(runtime, claim)
+    return await _player_device(runtime, claim)
 
 
-async def _player(runtime: ApiRuntime, claim: PlayerClaim) -> PlayerState:
-    """The claimed player, read from their stream (never a cache: a rotation counts at once)."""
+async def _player_device(
+    runtime: ApiRuntime, claim: PlayerClaim
+) -> tuple[PlayerState, PlayerDevice]:
+    """The claimed player and the device of the presented token, read from their stream; the
+    device's use is noted for its "last used" (at most once an hour)."""
     player = await runtime.call(runtime.players.load, claim.player_id)
-    if player is None or not same_hash(player.token_hash, claim.token_hash):
+    device = player.device_with(claim.token_hash) if player is not None else None
+    if player is None or device is None:
         raise UnknownTokenError("the token is not valid")
-    return player
+    await runtime.call(runtime.links.seen, player.player_id, device.device_id)
+    return player, device
 
 
 async def _player_seat(
-    runtime: ApiRuntime, player: PlayerState, match_id: str, seat: int | None
+    runtime: ApiRuntime, player: PlayerState, device: PlayerDevice, match_id: str, seat: int | None
 ) -> Principal:
     """The seat of ``match_id`` that ``player`` holds (403 when none, or another than ``seat``)."""
     cached = runtime.facts.cached(match_id)
@@ -239,5 +252,5 @@ async def _player_seat(
         raise WrongMatchError("the player holds no seat of this match")
     if seat is not None and seat != held:
         raise WrongSeatError(f"the player holds seat {held}, not seat {seat}")
-    credential = player_credential(player.player_id, player.token_hash)
+    credential = player_credential(player.player_id, device.token_hash)
     return Principal(match_id, held, None, player_id=player.player_id, credential=credential)

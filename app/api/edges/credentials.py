@@ -52,4 +52,8 @@ def still_holds(runtime: ApiRuntime, credential: str | None) -> bool:
         return agent is not None and agent.active
     player_id, _, prefix = credential.removeprefix(PLAYER).rpartition(":")
     player = runtime.players.load(player_id)
-    return player is not None and hmac.compare_digest(player.token_hash[:HASH_PREFIX], prefix)
+    if player is None:
+        return False
+    # Any device still listed holds; a revoked device's tickets and feeds die with it.
+    held = [hmac.compare_digest(d.token_hash[:HASH_PREFIX], prefix) for d in player.devices]
+    return any(held)

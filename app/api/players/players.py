@@ -11,7 +11,7 @@ from typing import Annotated
 from litestar import Controller, delete, get, patch, post
 from litestar.params import QueryParameter
 
-from app.api.edges.auth import AnyRequest, authenticate_player
+from app.api.edges.auth import AnyRequest, authenticate_device, authenticate_player
 from app.api.edges.bodies import read_body
 from app.api.edges.openapi import SEAT_SECURITY, errors, json_body
 from app.api.edges.params import Runtime
@@ -50,9 +50,9 @@ def _register(players: PlayerService, name: str) -> PlayerTokenResponse:
     return PlayerTokenResponse(player_id=player_id, name=player.shown_name, token=issued.token)
 
 
-def _rotate(players: PlayerService, player: PlayerState) -> PlayerTokenResponse:
+def _rotate(players: PlayerService, player: PlayerState, device_id: str) -> PlayerTokenResponse:
     issued = issue_player_token(player.player_id)
-    rotated = players.rotate(player, issued.token_hash)
+    rotated = players.rotate(player, issued.token_hash, device_id)
     return PlayerTokenResponse(
         player_id=rotated.player_id, name=rotated.shown_name, token=issued.token
     )
@@ -132,9 +132,10 @@ class PlayersController(Controller):
 
     @post("/me/token", status_code=200, responses=errors(401, 409), security=SEAT_SECURITY)
     async def rotate(self, request: AnyRequest, runtime: Runtime) -> PlayerTokenResponse:
-        """A new token for the player; the one used here stops working at once."""
-        player = await authenticate_player(runtime, request.headers.get("authorization"))
-        return await runtime.call(_rotate, runtime.players, player)
+        """A new token for this device; its old token and every other device's stop working at
+        once."""
+        player, device = await authenticate_device(runtime, request.headers.get("authorization"))
+        return await runtime.call(_rotate, runtime.players, player, device.device_id)
 
     @get("/me/matches", responses=errors(401, 422), security=SEAT_SECURITY)
     async def matches(

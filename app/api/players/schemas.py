@@ -62,3 +62,48 @@ class PlayerMatchesResponse(msgspec.Struct, frozen=True, kw_only=True):
 
     player_id: str
     matches: tuple[PlayerMatch, ...]
+
+
+LinkCodeText = Annotated[
+    str,
+    msgspec.Meta(min_length=1, max_length=32, description="the code shown on the other device"),
+]
+"""A linking code as typed (spaces and dashes are ignored, case too)."""
+
+
+class LinkCodeResponse(msgspec.Struct, frozen=True, kw_only=True):
+    """A one-use code for linking another device (shown once) and when it stops working."""
+
+    code: str
+    expires: str
+
+
+class LinkRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """``POST /players/links``: the code another device of the player was given."""
+
+    code: LinkCodeText
+
+
+class LinkedResponse(msgspec.Struct, frozen=True, kw_only=True):
+    """The player this device is now linked to, and its own token (shown once)."""
+
+    player_id: str
+    token: str
+    device_id: str
+
+
+class DeviceEntry(msgspec.Struct, frozen=True, kw_only=True):
+    """One device holding a token of the player: made when, last used in which hour, and
+    whether it is the one asking (never its token, nor its hash)."""
+
+    device_id: str
+    made: str | None
+    last_used: str | None
+    this_device: bool
+
+
+class DevicesResponse(msgspec.Struct, frozen=True, kw_only=True):
+    """Every device holding a token of the player, in the order they were linked."""
+
+    player_id: str
+    devices: tuple[DeviceEntry, ...]

@@ -200,6 +200,7 @@ def _ladder_entry(profile: Profile, rank: int, shown: dict[str, str]) -> LadderE
         provisional=profile.provisional,
         rated_matches=profile.rated_matches,
         points=profile.points,
+        last_played=profile.last_rated,
     )
 
 

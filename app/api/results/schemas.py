@@ -73,6 +73,8 @@ class LadderEntry(msgspec.Struct, frozen=True, kw_only=True):
     provisional: bool
     rated_matches: int
     points: int
+    last_played: str | None = None
+    """When the player's last rated match ended (UTC), None before any."""
 
 
 class LadderPage(msgspec.Struct, frozen=True, kw_only=True):

@@ -1,0 +1,1 @@
+"""The rated pool: ``POST /pool``, ``GET /pool/me``, ``DELETE /pool/me``."""

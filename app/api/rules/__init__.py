@@ -1,0 +1,1 @@
+"""The rule sets' facts, for the rules pages (``GET /rulesets/{name}``)."""
