@@ -172,7 +172,7 @@ class DeskService:
         desk: DeskStore,
         players: PlayerService,
         clock: Clock = utc_now_text,
-        on_voids: Callable[[], None] | None = None,
+        on_voids: Callable[[], object] | None = None,
     ) -> None:
         self.desk = desk
         self.players = players

@@ -12,7 +12,7 @@ from app.store.match_store import MatchStore
 
 
 def open_desk(
-    store: MatchStore, players: PlayerService, on_voids: Callable[[], None] | None = None
+    store: MatchStore, players: PlayerService, on_voids: Callable[[], object] | None = None
 ) -> tuple[DeskRecords, DeskService]:
     """The desk's records and its service; ``on_voids`` brings the results up to date after a
     void or restore."""
