@@ -1,4 +1,4 @@
-"""Routes of the web pages: ``/``, ``/play/{id}``, ``/replay/{id}`` and ``/assets/…``.
+"""Routes of the web pages: ``/``, ``/play/{id}``, ``/replay/{id}``, ``/support`` and ``/assets/…``.
 
 The pages are the same files for every match (the match id is read from the address by the
 page's script), so each is read once and served from memory. None of these routes is in the
@@ -70,12 +70,19 @@ def replay_page(match_id: FromPath[str]) -> Response[bytes]:
     return _html("replay.html")
 
 
+@get("/support", include_in_schema=False, sync_to_thread=False)
+def support_page() -> Response[bytes]:
+    """The support console (its data comes from ``/support/...`` with the console's cookie)."""
+    return _html("support.html")
+
+
 _ASSET_CACHE: Final = CacheControlHeader(max_age=300, public=True)
 
 WEB_ROUTES: Final[Sequence[BaseRouteHandler | Router]] = (
     lobby_page,
     table_page,
     replay_page,
+    support_page,
     create_static_files_router(
         f"{ASSETS}/vendor", [VENDOR], name="vendor", cache_control=_ASSET_CACHE
     ),
