@@ -41,6 +41,7 @@ BENCHMARKS: dict[str, str] = {
     "served": "a person's play through the API's play operation, on the in-memory store",
     "scale": "PostgreSQL commits, the store's appends and served plays, side by side",
     "store": "the event store on SQLite beside raw sqlite3: appends, loads, read-model rebuild",
+    "support": "the support desk's search, player page and match page over 100,000 matches",
     "strong": "the strong bot's strength and speed against the easy bot and itself",
     "web": "the web pages in Chromium against basra serve: first loads, replay key presses",
 }
