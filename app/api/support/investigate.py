@@ -29,13 +29,13 @@ def refused_of(runtime: ApiRuntime, match_id: str) -> RefusedResponse:
     return RefusedResponse(match_id, kept.records, kept.dropped)
 
 
-def _bot_marks(recorded: list[Any]) -> tuple[dict[int, str], dict[str, Any]]:
+def _bot_marks(match_id: str, recorded: list[Any]) -> tuple[dict[int, str], dict[str, Any]]:
     """Each bot or clock play's mark by seq, and the verification (chain and rules)."""
     from replays.verification import verify_stream
 
     # A strong bot's pick costs its whole budget to re-run: the page marks it legal_only and
     # ``basra verify --bots`` re-runs it; every other bot play (and the clock's) is re-derived.
-    result = verify_stream("", recorded, [])
+    result = verify_stream(match_id, recorded, [])
     diverged = result.divergence.seq if result.divergence is not None else None
     kinds: dict[int, str] = {}
     for r in recorded:
@@ -75,7 +75,7 @@ def investigate(runtime: ApiRuntime, match_id: str) -> InvestigationResponse:
     recorded = service.events(match_id)
     if not recorded:
         service.load(match_id)  # raises MatchNotFoundError
-    marks, verification = _bot_marks(recorded)
+    marks, verification = _bot_marks(match_id, recorded)
     timeline: list[TimelineEntry] = []
     for r in recorded:
         event = r.event
