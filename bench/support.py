@@ -56,6 +56,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--matches", type=int, default=100_000, help="matches (and players)")
     parser.add_argument("--plays", type=int, default=4, help="plays in each generated match")
     parser.add_argument("--calls", type=int, default=400, help="calls of each read")
+    parser.add_argument(
+        "--reuse", action="store_true", help="keep the store already in --dir (and its read models)"
+    )
 
 
 def _latencies(values: list[float]) -> dict[str, float]:
@@ -74,10 +77,13 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     workdir = args.dir or Path(tempfile.mkdtemp(prefix="bench-support-"))
     workdir.mkdir(parents=True, exist_ok=True)
     db = workdir / "basra.db"
-    for suffix in ("", "-wal", "-shm"):
-        Path(f"{db}{suffix}").unlink(missing_ok=True)
-    say(f"generating {args.matches} matches and players in {db}")
-    ids = generate(db, args.matches, args.plays)
+    if args.reuse and db.exists():
+        ids = [f"p-{k:032x}" for k in range(args.matches)]
+    else:
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{db}{suffix}").unlink(missing_ok=True)
+        say(f"generating {args.matches} matches and players in {db}")
+        ids = generate(db, args.matches, args.plays)
     service = MatchService.open(db)
     try:
         runtime = ApiRuntime(service, ApiSettings(support_token="bench"))

@@ -7,7 +7,7 @@ import msgspec
 
 from app.api.support.schemas import PlayerPage
 from app.errors import PlayerNotFoundError
-from app.readmodels.support_search import PlayerHit
+from app.readmodels.support_search import PlayerHit, fresh_enough
 from app.runtime.runtime import ApiRuntime
 
 PAGE_ROWS = 100
@@ -20,7 +20,7 @@ def player_page(runtime: ApiRuntime, player_id: str) -> PlayerPage:
     if player is None:
         raise PlayerNotFoundError(f"no player {player_id[:40]!r}")
     models, results = runtime.projections.matches, runtime.projections.results
-    models.catch_up()
+    fresh_enough(models)
     results.catch_up()
     matches = models.player_matches(player_id, limit=PAGE_ROWS)
     history = results.history(player_id, limit=PAGE_ROWS)
