@@ -44,6 +44,12 @@ def test_an_agent_investigates_a_bot_complaint_through_the_console(
     auth = {"Authorization": f"Bearer {me['token']}"}
     assert httpx.post(f"{url}/matches/{match_id}/seats/0", headers=auth).status_code == 201
     view = httpx.get(f"{url}/matches/{match_id}/view", headers=auth).json()
+    if view["turn"] == 0:  # play once, so the bot has played a card in reply
+        played = httpx.post(
+            f"{url}/matches/{match_id}/plays", json={"card": view["hand"][0]}, headers=auth
+        )
+        assert played.status_code == 200, played.text
+        view = httpx.get(f"{url}/matches/{match_id}/view", headers=auth).json()
     stale = httpx.post(
         f"{url}/matches/{match_id}/plays",
         json={"card": view["hand"][0], "seq": 1},
