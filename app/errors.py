@@ -17,6 +17,7 @@ from domain.errors import (
     DoesNotFitError,
     ForbiddenError,
     NotFoundError,
+    RequestError,
     UnauthenticatedError,
 )
 
@@ -178,3 +179,63 @@ class LinkingPausedError(ForbiddenError):
     until the hour ends."""
 
     code = "linking_paused"
+
+
+# -- the support desk (app.service.desk) -------------------------------------------------------
+
+
+class ReasonRequiredError(DoesNotFitError):
+    """A support action was asked for without a reason (every action has one)."""
+
+    code = "reason_required"
+
+
+class InvalidReportError(DoesNotFitError):
+    """A report's category or text does not fit (a known category, 1 to 1,000 code points)."""
+
+    code = "invalid_report"
+
+
+class InvalidActionError(DoesNotFitError):
+    """A support action does not fit what it names (void an unrated or unfinished match, lift
+    what is not suspended, an unknown outcome, an ``until`` not in the replay format's form)."""
+
+    code = "invalid_action"
+
+
+class AlreadySuspendedError(AlreadyExistsError):
+    """The player is suspended already: lift it first, or leave it."""
+
+    code = "already_suspended"
+
+
+class CaseNotFoundError(NotFoundError):
+    """No case has this id."""
+
+    code = "case_not_found"
+
+
+class AccountSuspendedError(ForbiddenError):
+    """R29: the player is suspended (until when is in the message)."""
+
+    code = "account_suspended"
+
+
+class NotAReporterError(ForbiddenError):
+    """Only a seat of the match, or a registered player who watched it when it was public, may
+    report it."""
+
+    code = "not_a_reporter"
+
+
+class AgentOnlyError(ForbiddenError):
+    """A support action needs a named agent: the shared support token reads but never acts."""
+
+    code = "agent_only"
+
+
+class ReportLimitError(RequestError):
+    """A player may file at most 10 reports a day (answered 429 by the API)."""
+
+    code = "report_limit"
+    http_status = 429

@@ -45,6 +45,7 @@ BENCHMARKS: dict[str, str] = {
     "scale": "PostgreSQL commits, the store's appends and served plays, side by side",
     "store": "the event store on SQLite beside raw sqlite3: appends, loads, read-model rebuild",
     "tables": "N live tables at human pace: plays, pushes to every feed, CPU and RSS per feed",
+    "support": "the support desk's search, player page and match page over 100,000 matches",
     "strong": "the strong bot's strength and speed against the easy bot and itself",
     "web": "the web pages in Chromium against basra serve: first loads, replay key presses",
 }

@@ -18,11 +18,15 @@ EMPTY_TABLE_SECONDS: Final = 5
 """R25a: the turn time of a seat whose person has run out, once every person has."""
 
 
-def turn_ran_out(seat: int, deadline: str) -> TurnExpiredError:
-    """The refusal of a play by ``seat`` that came at or after its ``deadline`` (R25)."""
-    return TurnExpiredError(
+def turn_ran_out(seat: int, deadline: str, arrived_us: int | None = None) -> TurnExpiredError:
+    """The refusal of a play by ``seat`` that came at or after its ``deadline`` (R25), carrying
+    the deadline and when the play arrived (support's record of the refusal shows both)."""
+    error = TurnExpiredError(
         f"seat {seat}'s turn ran out at {deadline}; the clock plays for it (R25)"
     )
+    error.deadline = deadline
+    error.arrived_us = arrived_us
+    return error
 
 
 def timed_out_after(timed_out: tuple[int, ...], seat: int, auto: bool) -> tuple[int, ...]:

@@ -81,7 +81,7 @@ def decide(state: MatchState, command: AnyCommand) -> tuple[Event, ...]:
             arrived = command.arrived_us if command.arrived_us is not None else now_us
             deadline = state.deadline
             if arrived is not None and deadline is not None and reached(arrived, deadline):
-                raise turn_ran_out(seat, deadline)
+                raise turn_ran_out(seat, deadline, arrived)
             return _play(state, seat, card, command.auto, now_us)
         case CreateMatch():
             return judge_create(state, command)

@@ -281,6 +281,10 @@ class TurnExpiredError(NotNowError):
     """The seat's deadline has passed: the clock plays or forfeits for it (R25)."""
 
     code = "turn_expired"
+    deadline: str | None = None
+    """The deadline the play missed."""
+    arrived_us: int | None = None
+    """When the play arrived (µs since the epoch)."""
 
 
 class MatchNotWaitingError(NotNowError):

@@ -29,6 +29,9 @@ Changed on purpose since the rows were generated, and only these:
   ``app.errors.LinkingPausedError``, ``domain.errors.UnknownDeviceError``,
   ``domain.errors.OwnDeviceError`` and ``domain.errors.TooManyDevicesError``, and with the
   rated pool ``domain.errors.AlreadySeatedError``, as their causes give.
+- Added with the support desk (docs/support.md): ``reason_required``, ``invalid_report``,
+  ``invalid_action``, ``already_suspended``, ``case_not_found``, ``account_suspended``,
+  ``not_a_reporter``, ``agent_only``, ``report_limit`` (429) and the console's ``bad_origin``.
 """
 
 from __future__ import annotations
@@ -75,6 +78,16 @@ GOLDEN: tuple[tuple[str, int | None, str, int], ...] = (
     ("app.api.edges.errors.WrongTypeError", 422, "wrong_type", 1),
     ("app.api.server.ServeError", 400, "cannot_serve", 1),  # added
     ("app.errors.AgentExistsError", 409, "agent_exists", 1),
+    ("app.errors.ReasonRequiredError", 422, "reason_required", 1),
+    ("app.errors.InvalidReportError", 422, "invalid_report", 1),
+    ("app.errors.InvalidActionError", 422, "invalid_action", 1),
+    ("app.errors.AlreadySuspendedError", 409, "already_suspended", 1),
+    ("app.errors.CaseNotFoundError", 404, "case_not_found", 1),
+    ("app.errors.AccountSuspendedError", 403, "account_suspended", 1),
+    ("app.errors.NotAReporterError", 403, "not_a_reporter", 1),
+    ("app.errors.AgentOnlyError", 403, "agent_only", 1),
+    ("app.errors.ReportLimitError", 429, "report_limit", 1),
+    ("app.api.support.desk.CsrfError", 403, "bad_origin", 1),
     ("app.errors.AgentRevokedError", 401, "agent_revoked", 1),
     ("app.errors.ConflictError", 409, "conflict", 75),
     ("app.errors.CorruptEventError", 500, "corrupt_event", 65),

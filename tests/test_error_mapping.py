@@ -38,6 +38,7 @@ from app.api.settings import ApiSettings
 from app.errors import (
     ConflictError,
     CorruptEventError,
+    ReportLimitError,
     StoreFaultError,
     StoreMissingError,
     StoreUnavailableError,
@@ -86,13 +87,15 @@ OWN_STATUS = {
     BodyTooLargeError: (413, None),
     MethodNotAllowedError: (405, None),
     RateLimitedError: (429, 75),
+    ReportLimitError: (429, None),
     StoreMissingError: (503, None),
     ConflictError: (409, 75),
     CorruptEventError: (500, 65),
     InvalidOptionError: (None, 2),
 }
 """The only concrete classes that set a status of their own (HTTP, exit), where their cause's
-answer is not theirs; every other class inherits both."""
+answer is not theirs; every other class inherits both. ``ReportLimitError`` (10 reports a player
+a day) is a request error answered 429, as the limit it is."""
 
 ISOLATED = {"BASRA_DATABASE_URL": None, "POSTGRES_DBNAME": None, "BASRA_DB": None}
 

@@ -41,6 +41,9 @@ from app.api.pool.pool import PoolController
 from app.api.results.results import LadderController, ResultsController
 from app.api.rules.rules import RulesController
 from app.api.settings import ApiSettings
+from app.api.support.desk import SupportController
+from app.api.support.refusals import keep_refusal
+from app.api.support.reports import MyReportsController, ReportsController
 from app.api.table.seat import SeatController
 from app.api.verification.analysis import AnalysisController
 from app.api.verification.verification import VerificationController
@@ -142,6 +145,9 @@ def create_app(
             TicketsController,
             ResultsController,
             LadderController,
+            ReportsController,
+            MyReportsController,
+            SupportController,
             health,
             ready,
             metrics,
@@ -152,6 +158,7 @@ def create_app(
         middleware=limit_middleware(settings.limits, counters),
         cors_config=cors,
         lifespan=[lifespan],
+        after_exception=[keep_refusal],
         request_max_body_size=settings.max_body_bytes,
         openapi_config=OpenAPIConfig(
             title="Basra match API",

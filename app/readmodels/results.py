@@ -34,13 +34,14 @@ from app.readmodels.cursors import (
     encode_cursor,
 )
 from app.readmodels.runner import ProjectionRunner
+from app.readmodels.voids import UNRATED, VOID_TABLES, VOIDS_SCHEMA, reconcile_voids, stored_voids
 from app.store.decoding import TOPICS
 from app.store.match_store import LogEntry, MatchStore
 from domain.events import CardPlayed, MatchCreated, MatchEnded, SeatTaken, table_settings
 from domain.ratings import NEW_PLAYER, Rating, days_between, idle, rate_match
 from domain.results import SCORE, FinishedMatch, seat_results
 
-SCHEMA_VERSION: Final = "3"
+SCHEMA_VERSION: Final = "4"
 """Bumped when the results tables change shape; an older file is rebuilt."""
 
 PROJECTION: Final = "results"
@@ -78,7 +79,7 @@ CREATE INDEX IF NOT EXISTS ladder ON profiles (provisional, sort_rating, player_
     WHERE rated_matches > 0;
 """
 
-_TABLES: Final = ("pending", "results", "profiles")
+_TABLES: Final = ("pending", "results", "profiles", *VOID_TABLES)
 
 
 class Profile(msgspec.Struct, frozen=True, kw_only=True):
@@ -144,12 +145,14 @@ class ResultsProjection:
     def create_tables(self, db: sqlite_utils.Database) -> None:
         """The tables and the ladder's index, where missing (one statement at a time, so an
         open transaction stays open)."""
-        for statement in _SCHEMA.split(";"):
+        for statement in (_SCHEMA + VOIDS_SCHEMA).split(";"):
             if statement.strip():
                 db.execute(statement)
 
     def refresh(self, db: sqlite_utils.Database, store: MatchStore) -> None:
-        """Nothing: every row follows the log."""
+        """Voids and restores (R28) the desk recorded since: results replayed from the earliest
+        match they change (app.readmodels.voids)."""
+        reconcile_voids(db, store)
 
     def apply(self, db: sqlite_utils.Database, store: MatchStore, entries: list[LogEntry]) -> None:
         """Apply a batch: seats as they are taken, each ended match's results and ratings."""
@@ -278,6 +281,8 @@ class _Batch:
         self.ended: list[str] = []
         self.profiles: dict[str, Profile] = {}
         self.results: list[dict[str, Any]] = []
+        self.voided = stored_voids(db)
+        self.set_aside: list[dict[str, Any]] = []
 
     def apply(self, entries: list[LogEntry]) -> None:
         """Apply the batch's entries in log order: tables and seats first, then each ended
@@ -351,6 +356,26 @@ class _Batch:
             finished = msgspec.structs.replace(finished, played=self._played(entry))
             results = seat_results(finished)
         if not results:
+            return
+        if entry.match_id in self.voided:  # R28: kept aside, changing no profile or rating
+            self.set_aside.extend(
+                {
+                    "player_id": r.player_id,
+                    "match_id": entry.match_id,
+                    "position": entry.position,
+                    "ended": at,
+                    "ruleset": match["ruleset"],
+                    "seats": seats,
+                    "private": match["private"],
+                    "seat": r.seat,
+                    "player_ids": json.dumps(list(match["player_ids"])),
+                    "reason": ended.reason,
+                    "outcome": r.outcome,
+                    "points": r.points,
+                }
+                | UNRATED
+                for r in results
+            )
             return
         before: dict[str, Rating] = {}
         after: dict[str, Rating] = {}
@@ -430,6 +455,7 @@ class _Batch:
             marks = ",".join("?" * len(chunk))
             self.db.table("pending").delete_where(f"match_id IN ({marks})", chunk)
         _insert(self.db, "results", self.results, replace=False)  # a result is never replaced
+        _insert(self.db, "voided_results", self.set_aside, replace=False)
         profiles = [
             msgspec.structs.asdict(p)
             | {"provisional": int(p.provisional), "sort_rating": -p.rating}

@@ -20,6 +20,7 @@ from app.runtime.presence import Presence
 from app.service import MatchService
 from app.service.access import AccessService
 from app.service.clocks import fast_clock
+from app.service.desk_open import open_desk
 from app.service.links import LinkService
 from app.service.players import PlayerService
 from app.service.pool import PoolService
@@ -110,6 +111,10 @@ class RuntimeSettings(Protocol):
 class ApiRuntime:
     """The service and its companions, shared by every request of one API process."""
 
+    def _results_now(self) -> None:
+        """Bring the results up to date (after a void or a restore, R28)."""
+        self.projections.results.catch_up()
+
     def __init__(self, service: MatchService, settings: RuntimeSettings) -> None:
         self.service = service
         self.settings = settings
@@ -120,6 +125,8 @@ class ApiRuntime:
         self.pool = PoolService(service, settings.pool_window)
         # The process's one copy of every read model: the lobby, a player's matches, results.
         self.projections = Projections(service.store)
+        # The support desk: refused commands and presence, reports, cases, sanctions, voids.
+        self.desk_records, self.desk = open_desk(service.store, self.players, self._results_now)
         notifications = getattr(service, "notifications_after", None)
         # Other processes' appends: pushed by the database where it can (PostgreSQL), else polled.
         listen = getattr(service.store, "listen", None)

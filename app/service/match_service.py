@@ -243,7 +243,7 @@ class MatchService(CommandPipeline):
             named = fold(r.event for r in self.store.read(match_id, upto_seq=expected_seq))
             deadline = named.deadline
             if named.turn == seat and deadline is not None and reached(arrived_us, deadline):
-                raise turn_ran_out(seat, deadline)
+                raise turn_ran_out(seat, deadline, arrived_us)
         raise ConflictError(
             f"match {match_id} is at seq {before.events}, not {expected_seq}",
             match_id=match_id,

@@ -1,5 +1,5 @@
-"""Routes of the web pages: ``/``, ``/play/{id}``, ``/replay/{id}``, ``/rules/{ruleset}`` and
-``/assets/…``.
+"""Routes of the web pages: ``/``, ``/play/{id}``, ``/replay/{id}``, ``/rules/{ruleset}``,
+``/support`` and ``/assets/…``.
 
 The pages are the same files for every match (the match id is read from the address by the
 page's script), so each is read once and served from memory. None of these routes is in the
@@ -78,6 +78,12 @@ def rules_page(ruleset: FromPath[str]) -> Response[bytes]:
     return _html("rules.html")
 
 
+@get("/support", include_in_schema=False, sync_to_thread=False)
+def support_page() -> Response[bytes]:
+    """The support console (its data comes from ``/support/...`` with the console's cookie)."""
+    return _html("support.html")
+
+
 _ASSET_CACHE: Final = CacheControlHeader(max_age=300, public=True)
 
 WEB_ROUTES: Final[Sequence[BaseRouteHandler | Router]] = (
@@ -85,6 +91,7 @@ WEB_ROUTES: Final[Sequence[BaseRouteHandler | Router]] = (
     table_page,
     replay_page,
     rules_page,
+    support_page,
     create_static_files_router(
         f"{ASSETS}/vendor", [VENDOR], name="vendor", cache_control=_ASSET_CACHE
     ),

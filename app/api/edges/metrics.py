@@ -239,6 +239,7 @@ class Observed:
             return
         started = time.perf_counter()
         request_id = request_id_of(scope)
+        scope["basra_request_id"] = request_id  # type: ignore[typeddict-unknown-key]
         state = {"status": 0, "seconds": 0.0, "feed": False, "gone": False}
 
         async def observed_receive() -> ReceiveMessage:

@@ -30,6 +30,7 @@ _MEANING: Final = {
     413: "The body is too large (`body_too_large`)",
     422: "Well-formed but invalid: unknown field, wrong type, a seat that is not a seat number, "
     "card not in hand, …",
+    429: "Too many requests (`rate_limited`), or more than 10 reports a day (`report_limit`)",
     503: "The event store cannot be reached (`store_unavailable`)",
 }
 

@@ -29,6 +29,7 @@ from app.api.edges.params import (
 from app.api.edges.tokens import normalised_token
 from app.api.live.feed import open_feed
 from app.api.matches.ops import spectators_allowed
+from app.api.support.presence import with_presence
 from domain.redaction import EVERYONE
 
 TicketQuery: TypeAlias = Annotated[
@@ -89,6 +90,7 @@ class EventsController(Controller):
         # Recorded before the feed opens: a feed sends as it goes, there is no "before" later.
         await record_support_access(runtime, who, "events")
         stream = await open_feed(runtime, match_id, who.seat, resume, who.credential)
+        stream = with_presence(runtime, match_id, who.seat, who.caused_by, stream)
         return ServerSentEvent(stream, headers={"Cache-Control": "no-cache"})
 
 

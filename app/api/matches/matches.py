@@ -23,6 +23,7 @@ from app.api.matches.schemas import (
     SeatTokenResponse,
     TakeSeatRequest,
 )
+from app.api.support.doors import refuse_suspended_creator
 from app.api.table import ops
 from app.api.table.schemas import LobbyPage, TableResponse
 from domain.rulesets import RULESETS
@@ -85,6 +86,7 @@ class MatchesController(Controller):
     async def create(self, request: AnyRequest, runtime: Runtime) -> MatchCreatedResponse:
         """Create a match. Bot seats play by themselves; a table of bots only plays through."""
         data = await read_body(request, CreateMatchRequest)
+        await refuse_suspended_creator(runtime, request.headers.get("authorization"))
         if data.seed is not None and not runtime.settings.test_mode:
             raise SeedRefusedError("a text seed is accepted only in test mode (BASRA_TEST_MODE=1)")
         return await runtime.call(
@@ -181,6 +183,7 @@ class MatchesController(Controller):
             if (await request.body()).strip():
                 client_seed = (await read_body(request, PlayerSeatRequest)).client_seed
             name, player_id = player.shown_name, player.player_id
+            await runtime.call(runtime.desk.refuse_if_suspended, player_id)  # R29
         async with runtime.match_lock(match_id):
             # A rematch keeps a registered player's seat for that player: the rules refuse
             # anyone else (seat_reserved, docs/api.md, Rematch).

@@ -29,6 +29,7 @@ class RematchController(Controller):
         are kept for them; bots sit again. Asked again, it answers with the same rematch
         (``created`` false). Before the end: 409 ``match_not_ended``.
         """
+        await runtime.call(runtime.desk.refuse_if_suspended, seated.player_id)  # R29
         async with runtime.match_lock(match_id):
             return await runtime.call(
                 table_ops.rematch,

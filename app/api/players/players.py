@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
+import msgspec
 from litestar import Controller, delete, get, patch, post
 from litestar.params import QueryParameter
 
@@ -19,6 +20,7 @@ from app.api.edges.tokens import issue_player_token
 from app.api.players.schemas import (
     PlayerMatch,
     PlayerMatchesResponse,
+    PlayerMeResponse,
     PlayerNameRequest,
     PlayerResponse,
     PlayerTokenResponse,
@@ -107,10 +109,12 @@ class PlayersController(Controller):
         return await runtime.call(_register, runtime.players, data.name)
 
     @get("/me", responses=errors(401), security=SEAT_SECURITY)
-    async def me(self, request: AnyRequest, runtime: Runtime) -> PlayerResponse:
-        """The player whose token this is."""
+    async def me(self, request: AnyRequest, runtime: Runtime) -> PlayerMeResponse:
+        """The player whose token this is, with a warning from support shown once (then null)."""
         player = await authenticate_player(runtime, request.headers.get("authorization"))
-        return _response(player)
+        warning = await runtime.call(runtime.desk.take_warning, player.player_id)
+        shown = _response(player)
+        return PlayerMeResponse(**msgspec.structs.asdict(shown), warning=warning)
 
     @patch(
         "/me",

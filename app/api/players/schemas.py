@@ -42,6 +42,13 @@ class PlayerResponse(msgspec.Struct, frozen=True, kw_only=True):
     name_erased: bool
 
 
+class PlayerMeResponse(PlayerResponse, frozen=True, kw_only=True, omit_defaults=True):
+    """``GET /players/me``: the player, and a warning from support shown once (left out when
+    there is none)."""
+
+    warning: str | None = None
+
+
 class PlayerMatch(msgspec.Struct, frozen=True, kw_only=True):
     """One match of the player's: where they sit, how it stands, whose turn it is."""
 

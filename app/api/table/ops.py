@@ -62,6 +62,12 @@ def idempotent_request_id(match_id: str, seat: int, key: str, card: str, seq: in
     return f"{IDEMPOTENT_PREFIX}{scope}-{body}"
 
 
+def event_lines(recorded: Sequence[RecordedEvent], viewer: int) -> list[msgspec.Raw]:
+    """Replay-file lines of ``recorded`` for ``viewer``; open only if they reach the end (R23)."""
+    revealed = any(isinstance(r.event, MatchEnded) for r in recorded)
+    return [msgspec.Raw(event_line(r, viewer, revealed)) for r in recorded]
+
+
 def lines_with_after(
     recorded: Sequence[RecordedEvent],
     viewer: int,

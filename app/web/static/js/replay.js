@@ -8,6 +8,7 @@ import { backs, cardElement, cardText, fill, h } from "./cards.js";
 import { lineChart } from "./chart.js";
 import { framesOf, step, stopsOf } from "./fold.js";
 import { languageToggle, t } from "./i18n.js";
+import { reportButton } from "./report.js";
 
 const matchId = matchIdFromPath();
 const $ = (id) => document.getElementById(id);
@@ -482,6 +483,7 @@ function start() {
     if (event.key === "Enter") open();
   });
   document.addEventListener("keydown", onKey);
+  $("report-slot").append(reportButton(matchId, () => seatOf(matchId)?.token || player()?.token || null));
   open();
 }
 

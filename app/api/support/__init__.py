@@ -1,0 +1,1 @@
+"""The support desk: reports, cases, the console and actions (docs/support.md)."""
