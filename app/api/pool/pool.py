@@ -79,8 +79,9 @@ def enter_pool(runtime: ApiRuntime, player: PlayerState, ruleset: str) -> PoolSt
     Asking again gives the same answer: a player already paired into a table that still waits
     gets that table's seat back. Refused: a player seated at a live table (409
     ``already_seated``). Any further refusal of entry (a suspension) belongs here, before the
-    pool is touched.
+    pool is touched: a suspended player (R29) is refused with 403 ``account_suspended``.
     """
+    runtime.desk.refuse_if_suspended(player.player_id)
     standing = runtime.pool.standing(player.player_id)
     if standing.status == "paired" and standing.ruleset == ruleset:
         return standing
@@ -116,7 +117,7 @@ class PoolController(Controller):
     @post(
         "/",
         status_code=202,
-        responses=errors(400, 401, 409, 413, 422),
+        responses=errors(400, 401, 403, 409, 413, 422),
         operation_class=json_body(PoolRequest),
         security=SEAT_SECURITY,
     )

@@ -161,3 +161,5 @@ def test_a_name_is_text_everywhere_on_the_table(new_page: Any, server: str) -> N
     assert table.page.locator("main img").count() == 0
     assert name in table.page.locator("[data-testid=scores]").inner_text()
     assert table.page.evaluate("() => window.pwned") is None
+    # and the table offers to report the match to support
+    assert table.page.locator("[data-testid=report]").is_visible()

@@ -1,6 +1,7 @@
 // The lobby at /: the player of this browser, practice in one click, a new table, the open
 // tables with filters, the ladder and each player's profile with a rating chart.
 
+import { showWarning } from "./warning.js";
 import { api, player, setPlayer, takeSeat } from "./api.js";
 import { fill, h } from "./cards.js";
 import { lineChart } from "./chart.js";
@@ -348,3 +349,4 @@ function start() {
 }
 
 start();
+showWarning(document.querySelector("main") || document.body);

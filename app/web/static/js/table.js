@@ -10,6 +10,7 @@ import { announcement, cardWord, playWords, resultWords, roundWords, rulesetName
 import { applyEvent, startState } from "./fold.js";
 import { language, languageToggle, t } from "./i18n.js";
 import { Pacer } from "./pacer.js";
+import { reportButton } from "./report.js";
 import { hideRoundSummary, renderResult, showRoundSummary } from "./summary.js";
 import { placesOf, renderBanner, renderFloor, renderHand, renderMoves, renderScores, renderSeats, tickClocks } from "./table_render.js";
 import "./words_table.js";
@@ -513,6 +514,8 @@ async function start() {
     if (selected) play(selected);
   });
   $("leave").addEventListener("click", leave);
+  // Report the match to support: a seat with its token, a player who watched a public table.
+  $("report-slot").append(reportButton(matchId, () => token || (player() && player().token) || null));
   $("history-back").addEventListener("click", leaveHistory);
   fill($("settings-slot"), settingsPanel(render));
   document.addEventListener("keydown", onKey);
