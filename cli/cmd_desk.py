@@ -10,11 +10,11 @@ so it cannot move the terminal's cursor or hide what follows.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import msgspec
 import typer
@@ -124,6 +124,23 @@ def _case_lines(case: CaseView) -> list[str]:
     if case.outcome is not None:
         lines.append(f"  closed {case.closed}: {case.outcome}")
     return lines
+
+
+T = TypeVar("T")
+"""What a support action answers."""
+
+
+def _act(
+    db: Path | None, agent: str | None, reason: str | None, what: str, do: Callable[[Desk], T]
+) -> T:
+    """One support action: the reason checked first (422 ``reason_required``), then ``do`` on
+    the desk of a named agent, recorded in the access trail as ``what``."""
+    from app.service.desk import reason_of
+
+    reason_of(reason)
+    with desk_of(db, agent, acting=True) as d:
+        d.trail("-", what)
+        return do(d)
 
 
 @support.command("cases")
@@ -299,12 +316,13 @@ def suspend(
     json: JsonOption = False,
 ) -> None:
     """Suspend a player: no seat, table, rematch, pool or report until then (R29)."""
-    from app.service.desk import reason_of
-
-    reason_of(reason)
-    with desk_of(db, agent, acting=True) as d:
-        d.trail("-", f"suspend {player_id}")
-        d.desk.suspend(player_id, d.agent, reason, until, case_id)
+    _act(
+        db,
+        agent,
+        reason,
+        f"suspend {player_id}",
+        lambda d: d.desk.suspend(player_id, d.agent, reason, until, case_id),
+    )
     _action(f"suspended until {until or 'lifted'}", player_id, json)
 
 
@@ -319,12 +337,13 @@ def lift(
     json: JsonOption = False,
 ) -> None:
     """Lift a player's suspension."""
-    from app.service.desk import reason_of
-
-    reason_of(reason)
-    with desk_of(db, agent, acting=True) as d:
-        d.trail("-", f"lift {player_id}")
-        d.desk.lift(player_id, d.agent, reason, case_id)
+    _act(
+        db,
+        agent,
+        reason,
+        f"lift {player_id}",
+        lambda d: d.desk.lift(player_id, d.agent, reason, case_id),
+    )
     _action("lifted", player_id, json)
 
 
@@ -340,12 +359,13 @@ def rename(
     json: JsonOption = False,
 ) -> None:
     """Rename a player whose name is abusive (the old name is kept in the trail)."""
-    from app.service.desk import reason_of
-
-    reason_of(reason)
-    with desk_of(db, agent, acting=True) as d:
-        d.trail("-", f"rename {player_id}")
-        shown = d.desk.rename(player_id, d.agent, reason, name, case_id)
+    shown = _act(
+        db,
+        agent,
+        reason,
+        f"rename {player_id}",
+        lambda d: d.desk.rename(player_id, d.agent, reason, name, case_id),
+    )
     _action(f"renamed to {shown}", player_id, json)
 
 
@@ -360,12 +380,13 @@ def warn(
     json: JsonOption = False,
 ) -> None:
     """Warn a player: the reason is shown to them once, on their next visit."""
-    from app.service.desk import reason_of
-
-    reason_of(reason)
-    with desk_of(db, agent, acting=True) as d:
-        d.trail("-", f"warn {player_id}")
-        d.desk.warn(player_id, d.agent, reason, case_id)
+    _act(
+        db,
+        agent,
+        reason,
+        f"warn {player_id}",
+        lambda d: d.desk.warn(player_id, d.agent, reason, case_id),
+    )
     _action("warned", player_id, json)
 
 
@@ -412,12 +433,13 @@ def close(
     json: JsonOption = False,
 ) -> None:
     """Close a case with an outcome and a reason."""
-    from app.service.desk import reason_of
-
-    reason_of(reason)
-    with desk_of(db, agent, acting=True) as d:
-        d.trail("-", f"close case {case_id}")
-        found = d.desk.close(case_id, d.agent, outcome, reason)
+    found = _act(
+        db,
+        agent,
+        reason,
+        f"close case {case_id}",
+        lambda d: d.desk.close(case_id, d.agent, outcome, reason),
+    )
     _out(found, json, _case_lines(found))
 
 
