@@ -4,6 +4,7 @@ the read models."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import weakref
 from collections.abc import Callable
@@ -203,10 +204,19 @@ class ApiRuntime:
         await self.clock.stop()
         await self.broker.stop()
         await self.presence.stop()  # after the feeds were told to end: its rows deleted
-        # The threads end once their calls do; a started-again app gets fresh ones.
-        self._executor.shutdown(wait=False)
+        # The calls under way finish before the store can be closed under them (a bounded
+        # wait: a call stuck on an unreachable database is left to end by itself); a
+        # started-again app gets fresh threads.
+        executor = self._executor
         self._executor = _store_threads(self.settings.store_threads)
+        waiting = asyncio.get_running_loop().run_in_executor(None, executor.shutdown, True)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.shield(waiting), STOP_WAIT_SECONDS)
         self.projections.close()  # opened again on first use if the app starts again
+
+
+STOP_WAIT_SECONDS = 10.0
+"""How long a stopping runtime waits for the store calls under way."""
 
 
 def _store_threads(count: int) -> ThreadPoolExecutor:

@@ -2,7 +2,9 @@
 
 The live route wraps the feed's generator: the connection is recorded when the stream starts
 sending, the drop when it ends for any reason (the client left, the network dropped, the match
-ended), in a ``finally``. Spectators' feeds are not recorded (nobody to tell apart); support's
+ended), in a ``finally``; a feed ended by the server stopping records no drop (the store may
+be closing under it; the client's next connection, to any process, is recorded). Spectators'
+feeds are not recorded (nobody to tell apart); support's
 are, as seat ``-1``. Only support reads these records; players see the public "connected now"
 flag alone.
 """
@@ -39,4 +41,5 @@ async def with_presence(
         async for message in stream:
             yield message
     finally:
-        await _keep(runtime, FeedDropped(time.time_ns() // 1000, match_id, seat, principal))
+        if not runtime.broker.closing:
+            await _keep(runtime, FeedDropped(time.time_ns() // 1000, match_id, seat, principal))
