@@ -33,7 +33,7 @@ class ReportsController(Controller):
         "/",
         status_code=201,
         operation_class=json_body(ReportRequest),
-        responses=errors(400, 401, 403, 404, 413, 422, 429),
+        responses=errors(400, 401, 403, 404, 413, 422),
     )
     async def report(
         self, request: AnyRequest, runtime: Runtime, match_id: MatchIdPath
