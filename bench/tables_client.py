@@ -133,12 +133,19 @@ class Feed:
                 await asyncio.sleep(1.0)
                 return False
             self.ready.set()
+            named = False  # a named message (``event: presence``): not an event of the match
             while True:
                 line = await reader.readline()
                 if not line:
                     return False
                 now = time.monotonic()
-                if line.startswith(b"id:"):
+                if line in (b"\n", b"\r\n"):
+                    named = False
+                elif line.startswith(b"event:"):
+                    named = True
+                elif named:
+                    continue
+                elif line.startswith(b"id:"):
                     seq = int(line[3:])
                     if seq != self.last + 1:
                         tally.out_of_order += 1
