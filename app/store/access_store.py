@@ -31,11 +31,12 @@ class AccessStore:
     """Streams of support facts, each read whole and appended at an expected seq."""
 
     def __init__(self, store: MatchStore) -> None:
+        self.calls = store.calls  # closing the store waits for these calls, then refuses
         self.recorder: AggregateRecorder = side_recorder(store, PURPOSE)
 
     def read(self, stream: str) -> list[AnyAccessEvent]:
         """The stream's facts in order (empty when there is none)."""
-        with translated_errors():
+        with self.calls.call(), translated_errors():
             rows = self.recorder.select_events(stream)
         return [_decode(row) for row in rows]
 
@@ -45,7 +46,7 @@ class AccessStore:
             StoredEvent(stream, after + i, _TOPICS[type(event)], _ENCODER.encode(event))
             for i, event in enumerate(events, start=1)
         ]
-        with translated_errors():
+        with self.calls.call(), translated_errors():
             self.recorder.insert_events(rows)
 
 

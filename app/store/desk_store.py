@@ -45,12 +45,13 @@ class DeskStore:
     """Streams of desk facts, each read whole and appended at an expected seq, and counters."""
 
     def __init__(self, store: MatchStore) -> None:
+        self.calls = store.calls  # closing the store waits for these calls, then refuses
         self.store = store
         self.recorder: AggregateRecorder = side_recorder(store, PURPOSE)
 
     def read(self, stream: str) -> list[AnyDeskEvent]:
         """The stream's facts in order (empty when there is none)."""
-        with translated_errors():
+        with self.calls.call(), translated_errors():
             rows = self.recorder.select_events(stream)
         return [_decode(row) for row in rows]
 
@@ -59,7 +60,7 @@ class DeskStore:
         found: dict[str, list[AnyDeskEvent]] = {s: [] for s in streams}
         if not streams:
             return found
-        with translated_errors():
+        with self.calls.call(), translated_errors():
             rows = self.store.backend.side_rows(self.recorder, streams)
         for row in rows:
             found[str(row.originator_id)].append(_decode(row))
@@ -71,7 +72,7 @@ class DeskStore:
             StoredEvent(stream, after + i, _TOPICS[type(event)], _ENCODER.encode(event))
             for i, event in enumerate(events, start=1)
         ]
-        with translated_errors():
+        with self.calls.call(), translated_errors():
             self.recorder.insert_events(rows)
 
     # -- counters ---------------------------------------------------------------------------
@@ -82,7 +83,7 @@ class DeskStore:
         if not isinstance(backend, SqlBackend):
             with _memory_lock:
                 return _memory_counts.get(self.recorder, {}).get(name, 0)
-        with translated_errors():
+        with self.calls.call(), translated_errors():
             rows = self.recorder.select_events(name)
         return int(bytes(rows[0].state)) if rows else 0
 
@@ -100,12 +101,12 @@ class DeskStore:
             now = self.count(name)
             if now == 0:
                 try:
-                    with translated_errors():
+                    with self.calls.call(), translated_errors():
                         self.recorder.insert_events([StoredEvent(name, 1, COUNTER_TOPIC, b"1")])
                     return 1
                 except ConflictError:
                     continue
-            with translated_errors(), backend.transaction(side=side) as run:
+            with self.calls.call(), translated_errors(), backend.transaction(side=side) as run:
                 changed = run(
                     "UPDATE {s} SET state = {p} WHERE originator_id = {p}"
                     " AND originator_version = 1 AND state = {p} RETURNING originator_version",

@@ -31,18 +31,19 @@ class LinkStore:
     """Linking streams, each read whole (or its last fact) and appended at an expected seq."""
 
     def __init__(self, store: MatchStore) -> None:
+        self.calls = store.calls  # closing the store waits for these calls, then refuses
         self.recorder: AggregateRecorder = side_recorder(store, PURPOSE)
         self.backend = store.backend
 
     def read(self, stream: str) -> list[AnyLinkEvent]:
         """The stream's facts in order (empty when there is none)."""
-        with translated_errors():
+        with self.calls.call(), translated_errors():
             rows = self.recorder.select_events(stream)
         return [_decode(row) for row in rows]
 
     def last(self, stream: str) -> tuple[int, AnyLinkEvent | None]:
         """The stream's last seq and fact (0 and None when there is none)."""
-        with translated_errors():
+        with self.calls.call(), translated_errors():
             rows = self.recorder.select_events(stream, desc=True, limit=1)
         if not rows:
             return 0, None
@@ -54,7 +55,7 @@ class LinkStore:
             StoredEvent(stream, after + i, _TOPICS[type(event)], _ENCODER.encode(event))
             for i, event in enumerate(events, start=1)
         ]
-        with translated_errors():
+        with self.calls.call(), translated_errors():
             self.recorder.insert_events(rows)
         self.backend.side_appended(self.recorder, rows)
 

@@ -32,12 +32,13 @@ class PlayerStore:
     """Players' streams, each read whole and appended at an expected seq."""
 
     def __init__(self, store: MatchStore) -> None:
+        self.calls = store.calls  # closing the store waits for these calls, then refuses
         self.recorder: AggregateRecorder = side_recorder(store, PURPOSE)
         self.backend = store.backend
 
     def read(self, player_id: str) -> list[AnyPlayerEvent]:
         """The player's events in order (empty when there is no such player)."""
-        with translated_errors():
+        with self.calls.call(), translated_errors():
             rows = self.recorder.select_events(player_id)
         return [_decode(row) for row in rows]
 
@@ -47,7 +48,7 @@ class PlayerStore:
             StoredEvent(player_id, after + i, _TOPICS[type(event)], _ENCODER.encode(event))
             for i, event in enumerate(events, start=1)
         ]
-        with translated_errors():
+        with self.calls.call(), translated_errors():
             self.recorder.insert_events(rows)
         self.backend.side_appended(self.recorder, rows)
 
@@ -58,7 +59,7 @@ class PlayerStore:
         if not ids:
             return {}
         found: dict[str, list[AnyPlayerEvent]] = {}
-        with translated_errors():
+        with self.calls.call(), translated_errors():
             rows = self.backend.side_rows(self.recorder, ids)
         for row in rows:
             found.setdefault(str(row.originator_id), []).append(_decode(row))
@@ -70,7 +71,7 @@ class PlayerStore:
         The streams have no global order, so this is how the players read model finds out
         which players changed since it last looked (docs/storage.md).
         """
-        with translated_errors():
+        with self.calls.call(), translated_errors():
             return self.backend.side_versions(self.recorder)
 
 

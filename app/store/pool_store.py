@@ -26,18 +26,19 @@ class PoolStore:
     """Pool streams, read from a seq on (or their last fact) and appended at an expected seq."""
 
     def __init__(self, store: MatchStore) -> None:
+        self.calls = store.calls  # closing the store waits for these calls, then refuses
         self.recorder: AggregateRecorder = side_recorder(store, PURPOSE)
         self.backend = store.backend
 
     def read_after(self, stream: str, seq: int) -> list[tuple[int, AnyPoolEvent]]:
         """The stream's facts after ``seq``, each with its seq, in order."""
-        with translated_errors():
+        with self.calls.call(), translated_errors():
             rows = self.recorder.select_events(stream, gt=seq or None)
         return [(row.originator_version, _decode(row)) for row in rows]
 
     def last(self, stream: str) -> tuple[int, AnyPoolEvent | None]:
         """The stream's last seq and fact (0 and None when there is none)."""
-        with translated_errors():
+        with self.calls.call(), translated_errors():
             rows = self.recorder.select_events(stream, desc=True, limit=1)
         if not rows:
             return 0, None
@@ -46,7 +47,7 @@ class PoolStore:
     def append(self, stream: str, seq: int, event: AnyPoolEvent) -> None:
         """Append ``event`` at ``seq``; ConflictError if a fact is stored there already."""
         row = StoredEvent(stream, seq, _TOPICS[type(event)], _ENCODER.encode(event))
-        with translated_errors():
+        with self.calls.call(), translated_errors():
             self.recorder.insert_events([row])
         self.backend.side_appended(self.recorder, [row])
 
