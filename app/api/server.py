@@ -33,6 +33,7 @@ from litestar import Litestar
 
 from app.api.app import create_app
 from app.api.edges.collector import CollectorSettingError, collector_mode, tune_collector
+from app.api.edges.connections import guarded_protocol, head_seconds_from
 from app.api.edges.logs import SUPPORT_TOKEN_ENV, log_config, redact_server_logs
 from app.api.edges.metrics import mark_process_dead, shared_values
 from app.config import StoreConfig, resolve_store
@@ -195,7 +196,8 @@ def _uvicorn_options(options: ServeOptions) -> dict[str, Any]:
         # (app.api.edges.limits): uvicorn would otherwise take X-Forwarded-For from any peer on
         # 127.0.0.1.
         "proxy_headers": False,
-        "http": options.http,
+        # the guard against connections that hold a socket for nothing (docs/deploy.md)
+        "http": guarded_protocol(options.http, head_seconds_from(os.environ)),
         "loop": options.loop,
     }
 
@@ -255,6 +257,10 @@ def check_options(options: ServeOptions) -> None:
     try:
         collector_mode()
     except CollectorSettingError as error:
+        raise ServeError(str(error)) from None
+    try:
+        head_seconds_from(os.environ)
+    except ValueError as error:
         raise ServeError(str(error)) from None
     support = os.environ.get(SUPPORT_TOKEN_ENV)
     if support and len(support) < MIN_SUPPORT_TOKEN_LENGTH:

@@ -17,6 +17,9 @@ What is measured:
   series stay few. A live feed counts until its stream starts, not for as long as it runs.
 - ``basra_store_seconds{operation}``: the event store's ``append`` and ``read`` calls.
 - ``basra_open_feeds``: live SSE feeds open now, summed over the live processes.
+- ``basra_open_connections``: HTTP connections open now; ``basra_connections_closed_total
+  {reason}``: those the server closed, ``slow_head`` (no request head within 10 s) or
+  ``vanished`` (the peer stopped acknowledging; app.api.edges.connections).
 - ``basra_readmodel_lag_events``: log entries the answering process's read models have not
   folded yet (its read-model file's position against the global log's last position).
 - ``basra_shed_total{kind}``: requests a busy process refused with 503 ``overloaded``
@@ -101,6 +104,16 @@ STORE_SECONDS: Final = Histogram(
 )
 OPEN_FEEDS: Final = Gauge(
     "basra_open_feeds", "Live SSE feeds open now.", multiprocess_mode="livesum"
+)
+OPEN_CONNECTIONS: Final = Gauge(
+    "basra_open_connections",
+    "HTTP connections open now (basra serve on uvicorn).",
+    multiprocess_mode="livesum",
+)
+CONNECTIONS_CLOSED: Final = Counter(
+    "basra_connections_closed",
+    "Connections the server closed: slow_head (no request head in time), vanished (peer gone).",
+    ["reason"],
 )
 READMODEL_LAG: Final = Gauge(
     "basra_readmodel_lag_events",
