@@ -31,6 +31,7 @@ from app.api.edges.errors import (
     ApiError,
     BodyTooLargeError,
     MethodNotAllowedError,
+    OverloadedError,
     RateLimitedError,
     status_of,
 )
@@ -87,6 +88,7 @@ OWN_STATUS = {
     BodyTooLargeError: (413, None),
     MethodNotAllowedError: (405, None),
     RateLimitedError: (429, 75),
+    OverloadedError: (503, 75),
     ReportLimitError: (429, None),
     StoreMissingError: (503, None),
     ConflictError: (409, 75),
@@ -95,7 +97,8 @@ OWN_STATUS = {
 }
 """The only concrete classes that set a status of their own (HTTP, exit), where their cause's
 answer is not theirs; every other class inherits both. ``ReportLimitError`` (10 reports a player
-a day) is a request error answered 429, as the limit it is."""
+a day) is a request error answered 429, as the limit it is. ``OverloadedError`` (a process shedding
+load) is a request the client may send again later: 503 with ``Retry-After``, exit 75."""
 
 ISOLATED = {"BASRA_DATABASE_URL": None, "POSTGRES_DBNAME": None, "BASRA_DB": None}
 

@@ -316,3 +316,41 @@ def test_a_four_seat_table_seats_partners_across_and_says_the_clocks_play(
             assert timings[e["seq"]]["announced"] is not None
         assert watcher.reads == [], watcher.reads
     assert plays >= 10
+
+
+PACER_BURST = """
+async () => {
+  const { Pacer } = await import("/assets/js/pacer.js");
+  const pushed = new Map();
+  const shown = [];
+  const pacer = new Pacer({
+    pace: () => 600,
+    isPaced: () => true,
+    show: (item) => { shown.push([item, performance.now() - pushed.get(item)]); },
+  });
+  const push = (item) => { pushed.set(item, performance.now()); pacer.push(item); };
+  push(0);
+  await new Promise((r) => setTimeout(r, 50));
+  for (let k = 1; k <= 8; k += 1) push(k);
+  await new Promise((r) => setTimeout(r, 4000));
+  return shown;
+}
+"""
+
+
+def test_a_burst_of_plays_is_shown_in_order_and_the_last_waits_at_most_the_pacers_bound(
+    new_page: Any,
+) -> None:
+    # given the table's pacer at the default pace (600 ms a play) in a real browser
+    page = new_page()
+    page.goto("/assets/css/basra.css")
+    # when one play is on screen and eight more arrive at once
+    shown = page.page.evaluate(PACER_BURST)
+    # then all nine are shown, in order, none dropped
+    assert [item for item, _ in shown] == list(range(9))
+    # and even the last waited no longer than the pacer's bound (2.5 s) behind its arrival:
+    # the play on screen gave up its time to those waiting
+    waits = [ms for _, ms in shown]
+    assert max(waits) <= 2500 + 150, waits
+    # while each play still stayed on screen for a person to see it (2.5 s shared by 9)
+    assert waits[-1] >= 8 * (2500 // 9) - 150, waits

@@ -14,6 +14,8 @@ export class Pacer {
     this.queue = [];
     this.running = false;
     this.finishing = null; // ends the item on screen early
+    this.current = null; // the paced item on screen: { start, end, timer }
+    this.arrived = new Map(); // when each waiting item was pushed
   }
 
   /** How many items wait to be shown (the one on screen excepted). */
@@ -29,7 +31,35 @@ export class Pacer {
   /** One more item, shown after those before it. */
   push(item) {
     this.queue.push(item);
+    this.arrived.set(item, performance.now());
     if (!this.running) this.run();
+    else this.shortenCurrent();
+  }
+
+  /** How long each paced item may stay from `now` on so that every waiting one is shown at
+   * most BEHIND_MS after it arrived: the items before a waiting one (the one on screen
+   * included) share what is left of its time equally. */
+  share(now) {
+    let before = 1;
+    let ms = Infinity;
+    for (const item of this.queue) {
+      if (!this.isPaced(item)) continue;
+      const left = (this.arrived.get(item) ?? now) + BEHIND_MS - now;
+      ms = Math.min(ms, left / before);
+      before += 1;
+    }
+    return Math.max(0, Math.floor(ms));
+  }
+
+  /** The item on screen gives up time to what waits, so none waits more than BEHIND_MS. */
+  shortenCurrent() {
+    if (!this.finishing || !this.current) return;
+    const now = performance.now();
+    const end = now + this.share(now);
+    if (end >= this.current.end) return; // it ends sooner anyway
+    this.current.end = end;
+    clearTimeout(this.current.timer);
+    this.current.timer = setTimeout(this.finishing, end - now);
   }
 
   /** Show everything at once: the item on screen ends now, the rest are shown without pace. */
@@ -40,6 +70,7 @@ export class Pacer {
   }
 
   drain() {
+    this.arrived.clear();
     while (this.queue.length) this.show(this.queue.shift(), 0);
     this.flushing = false;
     this.onIdle();
@@ -54,17 +85,19 @@ export class Pacer {
           break;
         }
         const item = this.queue.shift();
-        const paced = this.queue.filter((i) => this.isPaced(i)).length + 1;
-        const ms = this.isPaced(item) ? Math.min(this.pace(), Math.floor(BEHIND_MS / paced)) : 0;
+        this.arrived.delete(item);
+        const ms = this.isPaced(item) ? Math.min(this.pace(), this.share(performance.now())) : 0;
         if (ms <= 0) {
           this.show(item, 0);
           continue;
         }
         await new Promise((resolve) => {
-          const timer = setTimeout(done, ms);
+          const start = performance.now();
+          const current = { start, end: start + ms, timer: setTimeout(done, ms) };
+          this.current = current;
           const cancel = this.show(item, ms);
           function done() {
-            clearTimeout(timer);
+            clearTimeout(current.timer);
             resolve();
           }
           this.finishing = () => {
@@ -73,10 +106,12 @@ export class Pacer {
           };
         });
         this.finishing = null;
+        this.current = null;
       }
     } finally {
       this.running = false;
       this.finishing = null;
+      this.current = null;
       if (this.flushing) this.drain();
       else this.onIdle();
     }
