@@ -6,7 +6,6 @@ from typing import Annotated, TypeAlias
 
 from litestar import Controller, get
 from litestar.params import QueryParameter
-from litestar.response import ServerSentEvent
 
 from app.api.edges.auth import (
     AnyRequest,
@@ -28,6 +27,7 @@ from app.api.edges.params import (
 )
 from app.api.edges.tokens import normalised_token
 from app.api.live.feed import open_feed
+from app.api.live.stream import EVENT_STREAM, FeedResponse
 from app.api.matches.ops import spectators_allowed
 from app.api.support.presence import with_presence
 from domain.redaction import EVERYONE
@@ -37,9 +37,6 @@ TicketQuery: TypeAlias = Annotated[
     QueryParameter(description="a ticket from POST /matches/{id}/tickets: one feed, within 60 s"),
 ]
 """``?ticket=``: how a browser's EventSource opens the feed without a token in the URL."""
-
-EVENT_STREAM = "text/event-stream"
-"""The media type of Server-Sent Events."""
 
 
 class EventsController(Controller):
@@ -60,7 +57,7 @@ class EventsController(Controller):
         access_token: AccessTokenQuery = None,
         seat: SeatQuery = None,
         ticket: TicketQuery = None,
-    ) -> ServerSentEvent:
+    ) -> FeedResponse:
         """``text/event-stream``: one message per event, ``id:`` = seq, ``data:`` = replay line
         with one more field, ``after``: the table after that event (whose turn, its deadline,
         the server's now, the banner).
@@ -80,7 +77,7 @@ class EventsController(Controller):
                     "this table was created without spectators: only its seats and support see it"
                 )
             stream = await open_feed(runtime, match_id, EVERYONE, resume)
-            return ServerSentEvent(stream, headers={"Cache-Control": "no-cache"})
+            return FeedResponse(stream)
         if authorization is None and ticket is not None:
             who = await redeem_ticket(runtime, ticket, match_id, optional_seat(seat))
         else:
@@ -91,7 +88,7 @@ class EventsController(Controller):
         await record_support_access(runtime, who, "events")
         stream = await open_feed(runtime, match_id, who.seat, resume, who.credential)
         stream = with_presence(runtime, match_id, who.seat, who.caused_by, stream)
-        return ServerSentEvent(stream, headers={"Cache-Control": "no-cache"})
+        return FeedResponse(stream)
 
 
 MAX_SEQ_DIGITS = 12
