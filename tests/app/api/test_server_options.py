@@ -41,9 +41,16 @@ def test_a_server_parser_or_loop_it_cannot_run_is_refused(
 
 
 def test_uvicorn_is_given_the_chosen_parser_and_loop() -> None:
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    from app.api.edges.connections import ConnectionGuard
+
     given = _uvicorn_options(ServeOptions(http="h11", loop="asyncio"))
 
-    assert (given["http"], given["loop"]) == ("h11", "asyncio")
+    # the chosen parser's protocol, with the guard against idle connections around it
+    assert issubclass(given["http"], H11Protocol)
+    assert issubclass(given["http"], ConnectionGuard)
+    assert given["loop"] == "asyncio"
 
 
 def test_the_default_parser_and_loop_are_the_c_ones_installed_with_the_project() -> None:
@@ -55,7 +62,10 @@ def test_the_default_parser_and_loop_are_the_c_ones_installed_with_the_project()
     config = Config(app=lambda *_: None, **_uvicorn_options(ServeOptions()))
     config.load()
 
-    assert config.http_protocol_class.__name__ == "HttpToolsProtocol"
+    from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+    assert issubclass(config.http_protocol_class, HttpToolsProtocol)
+    assert config.http_protocol_class.__name__ == "GuardedHttpToolsProtocol"
 
 
 def test_an_unknown_loop_is_one_line_on_the_command_line() -> None:
