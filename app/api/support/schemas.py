@@ -88,6 +88,8 @@ class TimelineEntry(msgspec.Struct, frozen=True, kw_only=True):
     who: str | None = None
     request_id: str | None = None
     deadline: str | None = None
+    """A refused command's deadline in force, or the deadline that ran out for the clock's
+    play (``card_played`` with ``auto``) or the clock's loss (``match_ended`` ``timeout``)."""
     late_us: int | None = None
     clock: bool = False
     """True when the turn clock made it (R25)."""

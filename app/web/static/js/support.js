@@ -80,7 +80,9 @@ function actionForm(label, path, extra, after) {
   form.addEventListener("submit", (event) => {
     event.preventDefault();
     const body = { reason: reason.value };
-    for (const [name, input] of Object.entries(fields)) if (input.value) body[name] = input.value;
+    for (const [name, input] of Object.entries(fields)) {
+      if (input.value) body[name] = name === "seat" ? Number(input.value) : input.value;
+    }
     shown(async () => {
       await call("POST", path, body);
       $("error").textContent = "";
@@ -164,6 +166,12 @@ async function showPlayer(playerId) {
   );
 }
 
+function late(micros) {
+  // By how much a refused play missed its deadline (R25), in µs and in ms.
+  if (micros === null || micros === undefined) return "";
+  return `${micros} µs (${(micros / 1000).toFixed(3)} ms)`;
+}
+
 async function showMatch(matchId) {
   const page = await call("GET", `/support/matches/${encodeURIComponent(matchId)}`);
   const again = () => showMatch(matchId);
@@ -178,8 +186,8 @@ async function showMatch(matchId) {
     h("p", null, verification),
     replay,
     table(
-      ["at", "kind", "what", "seq", "seat", "who", "request", "deadline", "late (µs)", "bot"],
-      rows.map((e) => [e.at, e.kind, e.what, e.seq, e.seat, e.who, e.request_id, e.deadline, e.late_us, e.bot]),
+      ["at", "kind", "what", "seq", "seat", "who", "request", "deadline", "late", "bot"],
+      rows.map((e) => [e.at, e.kind, e.what, e.seq, e.seat, e.who, e.request_id, e.deadline, late(e.late_us), e.bot]),
       (i) => (rows[i].kind === "refused" ? "refused" : rows[i].clock ? "clock" : null),
     ),
     link("analysis", async () => {
@@ -188,6 +196,8 @@ async function showMatch(matchId) {
     }, "load-analysis"),
     analysis,
     actionForm("void", `/support/matches/${matchId}/void`, ["case_id"], again),
+    // R29: end the match in play as a forfeit of a (suspended) player's side (R26).
+    actionForm("forfeit", `/support/matches/${matchId}/forfeit`, ["player", "seat", "case_id"], again),
     actionForm("restore", `/support/matches/${matchId}/restore`, ["case_id"], again),
   );
 }
