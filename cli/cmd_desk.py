@@ -403,13 +403,14 @@ def rename(
     json: JsonOption = False,
 ) -> None:
     """Rename a player whose name is abusive (the old name is kept in the trail)."""
-    shown = _act(
-        db,
-        agent,
-        reason,
-        f"rename {player_id}",
-        lambda d: d.desk.rename(player_id, d.agent, reason, name, case_id),
-    )
+    from app.readmodels.support_search import directory_now
+
+    def renamed(d: Desk) -> str:
+        shown = d.desk.rename(player_id, d.agent, reason, name, case_id)
+        directory_now(d.projections.matches, d.service.store, player_id)
+        return shown
+
+    shown = _act(db, agent, reason, f"rename {player_id}", renamed)
     _action(f"renamed to {shown}", player_id, json)
 
 

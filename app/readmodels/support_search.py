@@ -16,7 +16,11 @@ from typing import Any, Final
 import msgspec
 
 from app.readmodels.models import ReadModels
+from app.readmodels.players import directory_row
 from app.readmodels.results import Results
+from app.store.match_store import MatchStore
+from app.store.player_store import PlayerStore
+from domain.players import fold_player
 from domain.ratings import NEW_PLAYER
 
 SEARCH_LIMIT: Final = 50
@@ -24,23 +28,61 @@ SEARCH_LIMIT: Final = 50
 
 FRESH_SECONDS: Final = 30.0
 """How old the directory may be for support's reads: catching the ``players`` directory up
-re-reads every player stream's version (about 1.5 s at 100,000 players on this machine), so a
-process does it at most this often for support; a player registered since is found by id on
-their page (read from their stream) and by name within this time."""
+re-reads every player stream's version (0.3-0.45 s at 100,000 players on a quiet machine of this
+kind, 1.5 s under load), so a process does it at most this often for support, and never on the
+request that finds it due: that request answers from the directory as it is and the refresh
+runs beside it (``fresh_enough``). A player registered since is found by id on their page (read
+from their stream) and by name within this time; a rename by support is in the directory at
+once (``directory_now``)."""
 
 _caught: weakref.WeakKeyDictionary[ReadModels, float] = weakref.WeakKeyDictionary()
+_refreshing: weakref.WeakSet[ReadModels] = weakref.WeakSet()
 _caught_lock = threading.Lock()
 
 
 def fresh_enough(models: ReadModels) -> None:
-    """Catch the read models up unless this process did so in the last ``FRESH_SECONDS``."""
+    """Keep the read models at most ``FRESH_SECONDS`` old for support without making a read
+    wait for the directory's refresh: the first read of a process catches them up (there is
+    nothing to answer from before); a later one that finds them due starts the catch-up on a
+    thread of its own, once at a time, and answers at once."""
     now = time.monotonic()
     with _caught_lock:
         last = _caught.get(models)
         if last is not None and now - last < FRESH_SECONDS:
             return
         _caught[models] = now
-    models.catch_up()
+        if last is not None:
+            if models in _refreshing:
+                return
+            _refreshing.add(models)
+    if last is None:
+        models.catch_up()
+        return
+    threading.Thread(
+        target=_refresh_beside, args=(models,), name="support-directory", daemon=True
+    ).start()
+
+
+def _refresh_beside(models: ReadModels) -> None:
+    """The catch-up a read found due, off that read's path (a failure is retried when next due)."""
+    try:
+        models.catch_up()
+    except Exception:  # the store closing under it: the next read finds it due again
+        with _caught_lock:
+            _caught.pop(models, None)
+    finally:
+        with _caught_lock:
+            _refreshing.discard(models)
+
+
+def directory_now(models: ReadModels, store: MatchStore, player_id: str) -> None:
+    """Bring one player's row of the ``players`` directory up to their stream now (after a
+    rename by support), so a search finds the new name at once."""
+    player = fold_player(list(PlayerStore(store).read(player_id)))
+    if player is None:
+        return
+    with models.lock, models.write_transaction():
+        models.db.table("players").upsert(directory_row(player), pk="player_id")
 
 
 _NAME_INDEX: Final = (

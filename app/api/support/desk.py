@@ -44,7 +44,7 @@ from app.api.support.schemas import (
     SessionRequest,
 )
 from app.errors import InvalidActionError
-from app.readmodels.support_search import search_players
+from app.readmodels.support_search import directory_now, search_players
 from app.readmodels.voids import paid_points
 from app.runtime.runtime import ApiRuntime
 from app.service.desk import CaseView
@@ -301,6 +301,9 @@ class SupportController(Controller):
         await runtime.call(
             runtime.desk.rename, player_id, who.actor, body.reason, body.name, body.case_id
         )
+        # The directory support searches shows the new name at once, not within 30 s.
+        models = runtime.projections.matches
+        await runtime.call(directory_now, models, runtime.service.store, player_id)
         return DoneResponse("rename", player_id)
 
     @post("/players/{player_id:str}/notes", status_code=200, responses=errors(401, 403, 404, 422))
