@@ -8,9 +8,12 @@ a few index steps whatever the number of players.
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 import time
 import weakref
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any, Final
 
 import msgspec
@@ -18,6 +21,7 @@ import msgspec
 from app.readmodels.models import ReadModels
 from app.readmodels.players import directory_row
 from app.readmodels.results import Results
+from app.readmodels.runner import BUSY_TIMEOUT_SECONDS
 from app.store.match_store import MatchStore
 from app.store.player_store import PlayerStore
 from domain.players import fold_player
@@ -89,6 +93,43 @@ _NAME_INDEX: Final = (
     "CREATE INDEX IF NOT EXISTS players_name_nocase ON players (name COLLATE NOCASE)"
 )
 
+_indexed: weakref.WeakSet[ReadModels] = weakref.WeakSet()
+_readers: weakref.WeakKeyDictionary[ReadModels, threading.local] = weakref.WeakKeyDictionary()
+
+
+def _name_index(models: ReadModels) -> None:
+    """The case-blind name index, made once per read models (on their own connection)."""
+    with _caught_lock:
+        if models in _indexed:
+            return
+    with models.lock:
+        models.db.execute(_NAME_INDEX)
+    with _caught_lock:
+        _indexed.add(models)
+
+
+@contextmanager
+def _snapshot(db: sqlite3.Connection) -> Iterator[None]:
+    """One read transaction: the queries inside it see one state of the file."""
+    db.execute("BEGIN")
+    try:
+        yield
+    finally:
+        db.execute("COMMIT")
+
+
+def _reader(models: ReadModels) -> sqlite3.Connection:
+    """This thread's read-only connection to the read models' file."""
+    with _caught_lock:
+        local = _readers.setdefault(models, threading.local())
+    found: sqlite3.Connection | None = getattr(local, "db", None)
+    if found is None:
+        found = sqlite3.connect(
+            f"file:{models.path}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_SECONDS
+        )
+        local.db = found
+    return found
+
 
 class PlayerHit(msgspec.Struct, frozen=True, kw_only=True):
     """A player a search found, with what tells them apart from others of the same name."""
@@ -118,9 +159,11 @@ def search_players(
     if not query:
         return []
     rows: list[Any]
-    with models.lock:
-        db = models.db
-        db.execute(_NAME_INDEX)
+    _name_index(models)
+    # Its own read-only connection to the file (WAL): never waits for ``models.lock``, which a
+    # directory refresh holds for 0.3 s and more at 100,000 players.
+    db = _reader(models)
+    with _snapshot(db):
         # Two walks along an index each, in its order (no sort of every match of a common prefix).
         by_name: list[Any] = db.execute(
             "SELECT player_id, name, erased FROM players INDEXED BY players_name_nocase"
