@@ -17,7 +17,8 @@ Run from the repository root:
 3. Then what a server adds to those reads: ``search_refresh_due``, a search made when the
    players directory's 30-second refresh for support is due (it falls on one read in each 30 s
    of a process's support traffic: ``min(--calls, 40)`` calls, each with the refresh made due
-   first), ``player_page_refresh_due`` the same for the player page, and ``trail``, the access-trail record every support page writes before it answers.
+   first), ``player_page_refresh_due`` the same for the player page, and ``trail``, the
+   access-trail record every support page writes before it answers.
    Each read's figures also say how many full (generation 2) garbage collections ran while it
    was measured and their longest pause, and the load average is given at the start and end.
 
