@@ -19,7 +19,7 @@ from typing import Any, Final
 import msgspec
 
 from app.readmodels.models import ReadModels
-from app.readmodels.players import directory_row
+from app.readmodels.players import PlayerMatchView, directory_row, player_match_view
 from app.readmodels.results import Results
 from app.readmodels.runner import BUSY_TIMEOUT_SECONDS
 from app.store.match_store import MatchStore
@@ -147,6 +147,21 @@ class PlayerHit(msgspec.Struct, frozen=True, kw_only=True):
 def _upper_bound(prefix: str) -> str:
     """The smallest text after every text that starts with ``prefix``."""
     return prefix + "\U0010ffff"
+
+
+def player_matches_of(models: ReadModels, player_id: str, limit: int) -> list[PlayerMatchView]:
+    """The player's matches, newest first, as ``ReadModels.player_matches`` reads them but on
+    this thread's read-only connection, so a player page never waits for a directory refresh."""
+    db = _reader(models)
+    with _snapshot(db):
+        cursor = db.execute(
+            "SELECT * FROM player_matches WHERE player_id = ?"
+            " ORDER BY created DESC, match_id LIMIT ?",
+            [player_id, limit],
+        )
+        names = [column[0] for column in cursor.description]
+        rows = [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+    return [player_match_view(row) for row in rows]
 
 
 def search_players(

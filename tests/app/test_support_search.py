@@ -14,11 +14,12 @@ from app.readmodels.support_search import (
     _caught,
     directory_now,
     fresh_enough,
+    player_matches_of,
     search_players,
 )
 from app.service import MatchService
 from app.service.players import PlayerService
-from tests.app.results_helpers import register
+from tests.app.results_helpers import finished_match, register
 
 
 def test_a_read_that_finds_the_refresh_due_does_not_wait_for_it(tmp_path: Path) -> None:
@@ -84,4 +85,26 @@ def test_directory_now_shows_a_rename_at_once(tmp_path: Path) -> None:
     finally:
         models.close()
         results.close()
+        service.close()
+
+
+def test_a_players_matches_read_apart_are_the_read_models_own(tmp_path: Path) -> None:
+    # given two players who played two matches, the read models caught up
+    service = MatchService.open(tmp_path / "basra.db")
+    players = PlayerService(service.store)
+    ids = register(players, "Amal", "Badr")
+    finished_match(service, "m1", list(ids), "target")
+    finished_match(service, "m2", list(ids), "forfeit")
+    models = ReadModels(tmp_path / "models.db", service.store)
+    try:
+        models.catch_up()
+
+        # when support reads Amal's matches on its own connection
+        found = player_matches_of(models, ids[0], 100)
+
+        # then they are exactly what the read models' own method gives
+        assert sorted(m.match_id for m in found) == ["m1", "m2"]
+        assert found == models.player_matches(ids[0], limit=100)
+    finally:
+        models.close()
         service.close()

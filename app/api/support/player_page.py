@@ -7,7 +7,7 @@ import msgspec
 
 from app.api.support.schemas import PlayerPage
 from app.errors import PlayerNotFoundError
-from app.readmodels.support_search import PlayerHit, fresh_enough
+from app.readmodels.support_search import PlayerHit, fresh_enough, player_matches_of
 from app.runtime.runtime import ApiRuntime
 
 PAGE_ROWS = 100
@@ -22,7 +22,7 @@ def player_page(runtime: ApiRuntime, player_id: str) -> PlayerPage:
     models, results = runtime.projections.matches, runtime.projections.results
     fresh_enough(models)
     results.catch_up()
-    matches = models.player_matches(player_id, limit=PAGE_ROWS)
+    matches = player_matches_of(models, player_id, PAGE_ROWS)
     history = results.history(player_id, limit=PAGE_ROWS)
     rated = results.rated_history(player_id)[-PAGE_ROWS:]
     profile = results.profile(player_id)
