@@ -15,6 +15,7 @@ import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, Final
+from urllib.parse import quote
 
 import msgspec
 
@@ -125,7 +126,7 @@ def _reader(models: ReadModels) -> sqlite3.Connection:
     found: sqlite3.Connection | None = getattr(local, "db", None)
     if found is None:
         found = sqlite3.connect(
-            f"file:{models.path}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_SECONDS
+            f"file:{quote(str(models.path))}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_SECONDS
         )
         local.db = found
     return found
