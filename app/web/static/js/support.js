@@ -58,7 +58,7 @@ function link(text, go, testid) {
   return a;
 }
 
-function actionForm(label, path, extra, after) {
+function actionForm(label, path, extra, after, fixed = {}, text = label) {
   // One action: its reason (never empty) and any extra fields, sent as one JSON body.
   const form = h("form", "actions");
   form.dataset.testid = `action-${label}`;
@@ -73,13 +73,13 @@ function actionForm(label, path, extra, after) {
   const reason = h("input");
   reason.placeholder = t("console_reason");
   reason.dataset.testid = `action-${label}-reason`;
-  const go = h("button", null, label);
+  const go = h("button", null, text);
   go.type = "submit";
   go.dataset.testid = `action-${label}-go`;
   form.append(reason, go);
   form.addEventListener("submit", (event) => {
     event.preventDefault();
-    const body = { reason: reason.value };
+    const body = { ...fixed, reason: reason.value };
     for (const [name, input] of Object.entries(fields)) {
       if (input.value) body[name] = name === "seat" ? Number(input.value) : input.value;
     }
@@ -157,6 +157,18 @@ async function showPlayer(playerId) {
     h("h2", null, `${p.name} · ${p.player_id}`),
     h("p", null, `rating ${Math.round(p.rating)} · ${p.points} points · ${page.suspension ? "suspended until " + (page.suspension.until || "lifted") : "not suspended"}`),
     table(["match", "ended", "outcome", "points"], page.results.map((r) => [link(r.match_id, () => showMatch(r.match_id)), r.ended, r.outcome, r.points])),
+    // R29: the matches the player is in now; each can be ended as a forfeit of their side.
+    table(
+      ["in play", "seat", "created", "forfeit"],
+      page.matches
+        .filter((m) => m.status === "playing")
+        .map((m) => [
+          link(m.match_id, () => showMatch(m.match_id), "playing-link"),
+          m.seat,
+          m.created,
+          actionForm(`forfeit-${m.match_id}`, `/support/matches/${m.match_id}/forfeit`, [], again, { player: playerId }, "forfeit"),
+        ]),
+    ),
     table(["sanction", "agent", "reason", "at"], page.sanctions.map((s) => [s.type, s.agent || "", s.reason || "", s.at])),
     table(["note", "agent", "at"], page.notes.map((n) => [n.text, n.agent, n.at])),
     actionForm("suspend", `/support/players/${playerId}/suspend`, ["until"], again),
