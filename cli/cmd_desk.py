@@ -1,5 +1,5 @@
-"""``basra support cases | case | search | player | void | restore | suspend | lift | rename |
-warn | note | answer | close``: the support desk from a terminal (docs/support.md).
+"""``basra support cases | case | search | player | void | restore | forfeit | suspend | lift |
+rename | warn | note | pin | answer | close``: the support desk from a terminal (docs/support.md).
 
 Reading needs no reason; every command that changes something needs ``--agent NAME`` (a named,
 active agent: every action has a name) and ``--reason`` (``note`` and ``answer`` are their
@@ -301,6 +301,50 @@ def restore(
     _action("restored", match_id, json)
 
 
+@support.command("forfeit")
+@handles_errors
+def forfeit(
+    match_id: Annotated[str, typer.Argument(help="The match in play to end (R29, R26).")],
+    player_id: Annotated[
+        str | None, typer.Option("--player", help="The player (p-...) whose side forfeits.")
+    ] = None,
+    seat: Annotated[
+        int | None, typer.Option("--seat", help="The seat whose side forfeits (or --player).")
+    ] = None,
+    reason: ReasonOption = None,
+    agent: AgentOption = None,
+    case_id: CaseOption = None,
+    db: DbOption = None,
+    json: JsonOption = False,
+) -> None:
+    """End a match in play as a forfeit of a (suspended) player's side (R29, R26)."""
+    from app.api.edges.tokens import new_request_id
+    from app.service.desk_forfeit import forfeit_side
+
+    done = _act(
+        db,
+        agent,
+        reason,
+        f"forfeit {match_id} player={player_id} seat={seat}",
+        lambda d: forfeit_side(
+            d.service,
+            d.desk,
+            match_id,
+            d.agent,
+            reason,
+            player_id=player_id,
+            seat=seat,
+            case_id=case_id,
+            request_id=new_request_id(),
+        ),
+    )
+    if json:
+        dump_json({"done": "forfeit", "target": match_id} | msgspec.to_builtins(done))
+    else:
+        holder = f" ({done.player_id})" if done.player_id else ""
+        print(_shown(f"forfeited {match_id}: seat {done.seat}{holder}'s side lost, seq {done.seq}"))
+
+
 @support.command("suspend")
 @handles_errors
 def suspend(
@@ -359,13 +403,14 @@ def rename(
     json: JsonOption = False,
 ) -> None:
     """Rename a player whose name is abusive (the old name is kept in the trail)."""
-    shown = _act(
-        db,
-        agent,
-        reason,
-        f"rename {player_id}",
-        lambda d: d.desk.rename(player_id, d.agent, reason, name, case_id),
-    )
+    from app.readmodels.support_search import directory_now
+
+    def renamed(d: Desk) -> str:
+        shown = d.desk.rename(player_id, d.agent, reason, name, case_id)
+        directory_now(d.projections.matches, d.service.store, player_id)
+        return shown
+
+    shown = _act(db, agent, reason, f"rename {player_id}", renamed)
     _action(f"renamed to {shown}", player_id, json)
 
 
@@ -403,6 +448,35 @@ def note(
     with desk_of(db, agent, acting=True) as d:
         d.trail("-", f"note case {case_id}")
         found = d.desk.note(case_id, d.agent, text)
+    _out(found, json, _case_lines(found))
+
+
+@support.command("pin")
+@handles_errors
+def pin(
+    case_id: Annotated[str, typer.Argument(help="The case.")],
+    seq: Annotated[
+        int | None, typer.Option("--seq", help="A seq of the case's match to pin.")
+    ] = None,
+    refused_id: Annotated[
+        str | None, typer.Option("--refused", help="A refused request's id to pin.")
+    ] = None,
+    reason: ReasonOption = None,
+    agent: AgentOption = None,
+    db: DbOption = None,
+    json: JsonOption = False,
+) -> None:
+    """Pin evidence to a case: a seq of its match or a refused request's id."""
+    if (seq is None) == (refused_id is None):
+        raise fail("pin one piece of evidence: --seq N or --refused REQUEST_ID")
+    evidence = f"seq:{seq}" if seq is not None else str(refused_id)
+    found = _act(
+        db,
+        agent,
+        reason,
+        f"pin case {case_id}",
+        lambda d: d.desk.pin(case_id, d.agent, evidence, reason),
+    )
     _out(found, json, _case_lines(found))
 
 

@@ -4,8 +4,9 @@ None of these is a match event: the match stream holds only what happened at the
 live in streams of their own beside it (app.store.desk_store): ``refused:MATCH`` (what the
 server refused on a match, bounded), ``presence:MATCH`` (when each seat's feed connected and
 dropped, bounded), ``case:ID`` (one case: opened, reports, notes, pins, actions, answers,
-closed), ``sanctions:PLAYER`` (suspensions, warnings, renames by support) and ``voids`` (the
-results' stream of voided and restored matches, R28). Times are given by the caller.
+closed), ``sanctions:PLAYER`` (suspensions, warnings, renames and forfeits by support) and
+``voids`` (the results' stream of voided and restored matches, R28). Times are given by the
+caller.
 """
 
 from __future__ import annotations
@@ -130,7 +131,8 @@ class EvidencePinned(DeskEvent, frozen=True, tag="evidence_pinned"):
 
 
 class ActionTaken(DeskEvent, frozen=True, tag="action_taken"):
-    """An action taken on the case's behalf (void, restore, suspend, lift, rename, warn)."""
+    """An action taken on the case's behalf (void, restore, suspend, lift, rename, warn,
+    forfeit)."""
 
     agent: str
     action: str
@@ -203,6 +205,19 @@ class PlayerRenamedBySupport(DeskEvent, frozen=True, tag="player_renamed_by_supp
     at: str
 
 
+class SideForfeited(DeskEvent, frozen=True, tag="side_forfeited"):
+    """R29, R26: support ended a match in play as a forfeit of ``seat``'s side (the player's,
+    when a registered player held it); the match stream holds its ordinary ``match_ended``."""
+
+    agent: str
+    reason: str
+    match_id: str
+    seat: int
+    player_id: str | None
+    case_id: str | None
+    at: str
+
+
 class ResultVoided(DeskEvent, frozen=True, tag="result_voided"):
     """R28: the match's result is taken back (points and ratings as if it was never played)."""
 
@@ -256,6 +271,7 @@ AnyDeskEvent: TypeAlias = (
     | PlayerWarned
     | WarningSeen
     | PlayerRenamedBySupport
+    | SideForfeited
     | ResultVoided
     | ResultRestored
 )
@@ -280,6 +296,7 @@ DESK_EVENT_TYPES: Final = (
     PlayerWarned,
     WarningSeen,
     PlayerRenamedBySupport,
+    SideForfeited,
     ResultVoided,
     ResultRestored,
 )

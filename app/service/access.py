@@ -172,7 +172,7 @@ class AccessService:
         stream = f"support-access:{agent}"
 
         def append() -> None:
-            after = len(self.streams.read(stream))
+            after = self.streams.last_seq(stream)
             at = _iso(self.clock())
             self.streams.append(
                 stream, after, [SupportAccessed(agent, match_id, what, at, request_id)]

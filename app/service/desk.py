@@ -50,6 +50,7 @@ from domain.desk import (
     ReportFiled,
     ResultRestored,
     ResultVoided,
+    SideForfeited,
     SuspensionLifted,
     WarningSeen,
     is_blank,
@@ -409,6 +410,24 @@ class DeskService:
         detail = f"{player.name} -> {renamed.shown_name}"
         self._on_case(case_id, ActionTaken(who, "rename", player_id, why, now, detail))
         return renamed.shown_name
+
+    def record_forfeit(
+        self,
+        match_id: str,
+        seat: int,
+        player_id: str | None,
+        agent: str,
+        reason: str,
+        case_id: str | None,
+    ) -> None:
+        """The agent's side of a forfeit it made (app.service.desk_forfeit): in the player's
+        sanctions and in the case, never in the match stream (which got ``match_ended``)."""
+        now = self.clock()
+        if player_id is not None:
+            fact = SideForfeited(agent, reason, match_id, seat, player_id, case_id, now)
+            self._append(f"sanctions:{player_id}", fact)
+        detail = f"seat {seat}" + (f" ({player_id})" if player_id is not None else "")
+        self._on_case(case_id, ActionTaken(agent, "forfeit", match_id, reason, now, detail))
 
     def note_player(self, player_id: str, agent: str, text: str | None) -> None:
         """A note on the player (never shown to players)."""

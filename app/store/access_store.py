@@ -40,6 +40,13 @@ class AccessStore:
             rows = self.recorder.select_events(stream)
         return [_decode(row) for row in rows]
 
+    def last_seq(self, stream: str) -> int:
+        """The stream's last seq (0 for none), from its last row alone: a trail that grows with
+        every page an agent opens is never read whole to add to it."""
+        with self.calls.call(), translated_errors():
+            rows = self.recorder.select_events(stream, desc=True, limit=1)
+        return int(rows[0].originator_version) if rows else 0
+
     def append(self, stream: str, after: int, events: Sequence[AnyAccessEvent]) -> None:
         """Append ``events`` right after seq ``after``; ConflictError if another writer did."""
         rows = [

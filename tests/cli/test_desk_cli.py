@@ -12,6 +12,7 @@ from app.service import MatchService
 from app.service.desk_open import open_desk
 from app.service.players import PlayerService
 from cli.main import app
+from domain.events import MatchEnded
 from tests.app.results_helpers import finished_match, register
 
 runner = CliRunner()
@@ -129,3 +130,89 @@ def test_suspend_until_a_utc_time_then_lift(tmp_path: Path) -> None:
     assert lifted[0] == 0
     again = _run("support", "lift", ids[1], "--reason", "appeal", "--agent", "nadia", "--db", db)
     assert again[0] == 1 and len(again[2].strip().splitlines()) == 1
+
+
+def _in_play(tmp_path: Path) -> tuple[str, list[str], str]:
+    """A store with a match ``m2`` in play between A and B (one card played), reported by B."""
+    from tests.app.results_helpers import play_once, seat_all
+
+    db, ids, _ = _store(tmp_path)
+    service = MatchService.open(Path(db))
+    try:
+        seat_all(service, "m2", list(ids))
+        play_once(service, "m2")
+        _, desk = open_desk(service.store, PlayerService(service.store))
+        case_id = desk.file_report(ids[1], "m2", "abuse", "insults")
+    finally:
+        service.close()
+    return db, ids, case_id
+
+
+def test_forfeit_ends_a_suspended_players_match_as_a_loss_of_their_side(tmp_path: Path) -> None:
+    # given A suspended while in a match in play against B
+    db, ids, case_id = _in_play(tmp_path)
+    agent = ("--agent", "nadia", "--db", db)
+    assert _run("support", "suspend", ids[0], "--reason", "abuse", *agent)[0] == 0
+
+    # when the agent ends the match as a forfeit of A's side, for the case
+    code, out, err = _run(
+        "support", "forfeit", "m2", "--player", ids[0], "--reason", "suspended", "--case",
+        case_id, *agent, "--json",
+    )  # fmt: skip
+
+    # then the match ended as a leave ends it, and the result is A's loss, B's win
+    assert code == 0, err
+    done = json.loads(out)
+    assert (done["done"], done["seat"], done["player_id"]) == ("forfeit", 0, ids[0])
+    service = MatchService.open(Path(db))
+    try:
+        last = service.events("m2")[-1]
+        assert isinstance(last.event, MatchEnded) and last.caused_by == "support:nadia"
+        assert (last.event.winner, last.event.reason, last.event.seat) == (1, "forfeit", 0)
+    finally:
+        service.close()
+    pages = [json.loads(_run("support", "player", i, "--db", db, "--json")[1]) for i in ids]
+    outcomes = [[r["outcome"] for r in p["results"] if r["match_id"] == "m2"] for p in pages]
+    assert outcomes == [["loss"], ["win"]]
+    assert [s["type"] for s in pages[0]["sanctions"]] == ["player_suspended", "side_forfeited"]
+    case = json.loads(_run("support", "case", case_id, "--db", db, "--json")[1])
+    assert [(a["action"], a["reason"]) for a in case["actions"]] == [("forfeit", "suspended")]
+
+    # and a second forfeit of the ended match is one line, exit 1, nothing appended
+    again = _run("support", "forfeit", "m2", "--player", ids[0], "--reason", "x", *agent)
+    assert again[0] == 1 and "match_ended" not in again[1]
+    assert len(again[2].strip().splitlines()) == 1 and "ended" in again[2]
+    page = json.loads(_run("support", "player", ids[0], "--db", db, "--json")[1])
+    assert len(page["sanctions"]) == 2
+
+
+def test_forfeit_is_refused_for_a_player_not_seated_or_without_a_reason(tmp_path: Path) -> None:
+    db, ids, _ = _in_play(tmp_path)
+    agent = ("--agent", "nadia", "--db", db)
+    no_reason = _run("support", "forfeit", "m2", "--player", ids[0], *agent)
+    stranger = _run("support", "forfeit", "m2", "--player", "p-nobody", "--reason", "x", *agent)
+    assert no_reason[0] == 1 and "reason" in no_reason[2]
+    assert stranger[0] == 1 and "holds no seat" in stranger[2]
+    service = MatchService.open(Path(db))
+    try:
+        assert service.load("m2").status == "playing"
+    finally:
+        service.close()
+
+
+def test_pin_takes_a_seq_or_a_refused_request_and_exactly_one(tmp_path: Path) -> None:
+    db, _, case_id = _store(tmp_path)
+    agent = ("--agent", "nadia", "--db", db)
+    by_seq = _run("support", "pin", case_id, "--seq", "7", "--reason", "the clock's play", *agent)
+    by_id = _run("support", "pin", case_id, "--refused", "req-1", "--reason", "late", *agent)
+    both = _run("support", "pin", case_id, "--seq", "7", "--refused", "r", "--reason", "x", *agent)
+    none = _run("support", "pin", case_id, "--reason", "x", *agent)
+    blank = _run("support", "pin", case_id, "--seq", "3", "--reason", " ", *agent)
+    assert by_seq[0] == 0 and by_id[0] == 0, (by_seq, by_id)
+    assert "pin" in by_seq[1] and "seq:7 (the clock's play)" in by_seq[1]
+    assert both[0] == 1 and none[0] == 1 and blank[0] == 1
+    case = json.loads(_run("support", "case", case_id, "--db", db, "--json")[1])
+    assert [(p["evidence"], p["agent"]) for p in case["pins"]] == [
+        ("seq:7", "nadia"),
+        ("req-1", "nadia"),
+    ]

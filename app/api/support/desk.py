@@ -21,6 +21,7 @@ from app.api.edges.bodies import read_body
 from app.api.edges.errors import ApiError
 from app.api.edges.openapi import SEAT_SECURITY, errors, json_body
 from app.api.edges.params import Runtime
+from app.api.edges.tokens import new_request_id
 from app.api.support.agents import (
     SESSION_COOKIE,
     SupportCaller,
@@ -35,6 +36,7 @@ from app.api.support.schemas import (
     ActionRequest,
     CasesResponse,
     DoneResponse,
+    ForfeitResponse,
     InvestigationResponse,
     PlayerPage,
     PlayersFound,
@@ -42,10 +44,11 @@ from app.api.support.schemas import (
     SessionRequest,
 )
 from app.errors import InvalidActionError
-from app.readmodels.support_search import search_players
+from app.readmodels.support_search import directory_now, search_players
 from app.readmodels.voids import paid_points
 from app.runtime.runtime import ApiRuntime
 from app.service.desk import CaseView
+from app.service.desk_forfeit import forfeit_side
 from domain.errors import ForbiddenError
 
 StatusQuery = Annotated[str | None, QueryParameter(description="open or closed")]
@@ -228,6 +231,34 @@ class SupportController(Controller):
         await runtime.call(runtime.desk.restore, match_id, who.actor, body.reason, body.case_id)
         return DoneResponse("restore", match_id)
 
+    @post(
+        "/matches/{match_id:str}/forfeit",
+        status_code=200,
+        responses=errors(401, 403, 404, 409, 422),
+    )
+    async def forfeit(
+        self, request: AnyRequest, runtime: Runtime, match_id: Path
+    ) -> ForfeitResponse:
+        """R29, R26: end a match in play as a forfeit of ``player``'s (or ``seat``'s) side."""
+        who, body = await _changing(request, runtime)
+        await record(runtime, who, match_id, f"forfeit player={body.player} seat={body.seat}")
+        async with runtime.match_lock(match_id):
+            done = await runtime.call(
+                forfeit_side,
+                runtime.service,
+                runtime.desk,
+                match_id,
+                who.actor,
+                body.reason,
+                player_id=body.player,
+                seat=body.seat,
+                case_id=body.case_id,
+                request_id=new_request_id(),
+            )
+        return ForfeitResponse(
+            done="forfeit", target=match_id, seat=done.seat, player_id=done.player_id, seq=done.seq
+        )
+
     # -- actions on players ------------------------------------------------------------------
 
     @post(
@@ -270,6 +301,9 @@ class SupportController(Controller):
         await runtime.call(
             runtime.desk.rename, player_id, who.actor, body.reason, body.name, body.case_id
         )
+        # The directory support searches shows the new name at once, not within 30 s.
+        models = runtime.projections.matches
+        await runtime.call(directory_now, models, runtime.service.store, player_id)
         return DoneResponse("rename", player_id)
 
     @post("/players/{player_id:str}/notes", status_code=200, responses=errors(401, 403, 404, 422))

@@ -17,7 +17,7 @@ import msgspec
 from app.api.support.schemas import InvestigationResponse, RefusedResponse, TimelineEntry
 from app.api.table.ops import event_lines
 from app.runtime.runtime import ApiRuntime
-from domain.events import CardPlayed, MatchCreated
+from domain.events import CardPlayed, FloorDealt, MatchCreated, MatchEnded, optional
 from domain.redaction import SUPPORT
 from domain.times import utc_micros, utc_text_us
 
@@ -77,10 +77,16 @@ def investigate(runtime: ApiRuntime, match_id: str) -> InvestigationResponse:
         service.load(match_id)  # raises MatchNotFoundError
     marks, verification = _bot_marks(match_id, recorded)
     timeline: list[TimelineEntry] = []
+    in_force: str | None = None  # R25: the deadline the seat on turn had to play by
     for r in recorded:
         event = r.event
         at_us = utc_micros(r.at)
         seat = getattr(event, "seat", None)
+        # The clock's play (four seats) and the clock's loss (two seats) show the deadline
+        # that ran out, so "my card was played for me" is answered on the row itself.
+        ran_out = (isinstance(event, CardPlayed) and event.auto) or (
+            isinstance(event, MatchEnded) and event.reason == "timeout"
+        )
         timeline.append(
             TimelineEntry(
                 at_us=at_us,
@@ -93,8 +99,11 @@ def investigate(runtime: ApiRuntime, match_id: str) -> InvestigationResponse:
                 request_id=r.request_id,
                 clock=(r.caused_by or "").startswith("clock"),
                 bot=marks.get(r.seq),
+                deadline=in_force if ran_out else None,
             )
         )
+        if isinstance(event, CardPlayed | FloorDealt):
+            in_force = optional(event.deadline)
     refused = runtime.desk_records.refused(match_id)
     for c in refused.records:
         timeline.append(

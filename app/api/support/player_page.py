@@ -7,7 +7,8 @@ import msgspec
 
 from app.api.support.schemas import PlayerPage
 from app.errors import PlayerNotFoundError
-from app.readmodels.support_search import PlayerHit, fresh_enough
+from app.readmodels.players import PlayerMatchView
+from app.readmodels.support_search import PlayerHit, fresh_enough, player_matches_of
 from app.runtime.runtime import ApiRuntime
 
 PAGE_ROWS = 100
@@ -22,7 +23,7 @@ def player_page(runtime: ApiRuntime, player_id: str) -> PlayerPage:
     models, results = runtime.projections.matches, runtime.projections.results
     fresh_enough(models)
     results.catch_up()
-    matches = models.player_matches(player_id, limit=PAGE_ROWS)
+    matches = [_now(runtime, m) for m in player_matches_of(models, player_id, PAGE_ROWS)]
     history = results.history(player_id, limit=PAGE_ROWS)
     rated = results.rated_history(player_id)[-PAGE_ROWS:]
     profile = results.profile(player_id)
@@ -52,3 +53,13 @@ def player_page(runtime: ApiRuntime, player_id: str) -> PlayerPage:
         sanctions=runtime.desk.sanctions(player_id),
         notes=runtime.desk.player_notes(player_id),
     )
+
+
+def _now(runtime: ApiRuntime, match: PlayerMatchView) -> PlayerMatchView:
+    """A match the read models last saw unfinished, with its status and winner as its stream
+    has them now (it may have ended since, by a forfeit among others, R26, R29)."""
+    if match.status == "ended":
+        return match
+    state = runtime.service.load(match.match_id)
+    winner = state.winner if state.status == "ended" else match.winner
+    return msgspec.structs.replace(match, status=state.status, turn=state.turn, winner=winner)

@@ -43,6 +43,10 @@ class ActionRequest(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """``pins`` only: ``seq:N`` or a refused request's id."""
     text: str | None = None
     """``notes`` and ``answer``: the text (``reason`` is taken when it is left out)."""
+    player: str | None = None
+    """``forfeit`` only: the id of the player whose side forfeits."""
+    seat: int | None = None
+    """``forfeit`` only: the seat whose side forfeits (instead of, or with, ``player``)."""
 
 
 class SessionRequest(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -84,6 +88,8 @@ class TimelineEntry(msgspec.Struct, frozen=True, kw_only=True):
     who: str | None = None
     request_id: str | None = None
     deadline: str | None = None
+    """A refused command's deadline in force, or the deadline that ran out for the clock's
+    play (``card_played`` with ``auto``) or the clock's loss (``match_ended`` ``timeout``)."""
     late_us: int | None = None
     clock: bool = False
     """True when the turn clock made it (R25)."""
@@ -117,6 +123,17 @@ class PlayerPage(msgspec.Struct, frozen=True, kw_only=True):
     suspension: Suspension | None
     sanctions: list[AnyDeskEvent]
     notes: list[AnyDeskEvent]
+
+
+class ForfeitResponse(msgspec.Struct, frozen=True, kw_only=True):
+    """``POST /support/matches/{id}/forfeit``: the match ended as a forfeit of ``seat``'s side."""
+
+    done: str
+    target: str
+    seat: int
+    player_id: str | None
+    seq: int
+    """The seq of the match's ``match_ended``."""
 
 
 class DoneResponse(msgspec.Struct, frozen=True):

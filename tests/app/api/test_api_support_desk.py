@@ -268,6 +268,11 @@ def test_players_who_share_a_name_are_told_apart_and_a_rename_keeps_the_old_name
     assert renamed.status_code == 200
     page = api.client.get(f"/support/players/{one['player_id']}", headers=bearer(agent)).json()
     assert page["player"]["name"] == "Player 7"
+    # and the search finds the new name at once (the directory's 30-second bound does not apply)
+    again = api.client.get("/support/players", params={"q": "player 7"}, headers=bearer(agent))
+    assert [h["player_id"] for h in again.json()["players"]] == [one["player_id"]]
+    left = api.client.get("/support/players", params={"q": "samir"}, headers=bearer(agent))
+    assert [h["player_id"] for h in left.json()["players"]] == [two["player_id"]]
     [sanction] = page["sanctions"]
     assert (sanction["old_name"], sanction["new_name"], sanction["agent"]) == (
         "Samir",

@@ -58,7 +58,7 @@ function link(text, go, testid) {
   return a;
 }
 
-function actionForm(label, path, extra, after) {
+function actionForm(label, path, extra, after, fixed = {}, text = label) {
   // One action: its reason (never empty) and any extra fields, sent as one JSON body.
   const form = h("form", "actions");
   form.dataset.testid = `action-${label}`;
@@ -73,14 +73,16 @@ function actionForm(label, path, extra, after) {
   const reason = h("input");
   reason.placeholder = t("console_reason");
   reason.dataset.testid = `action-${label}-reason`;
-  const go = h("button", null, label);
+  const go = h("button", null, text);
   go.type = "submit";
   go.dataset.testid = `action-${label}-go`;
   form.append(reason, go);
   form.addEventListener("submit", (event) => {
     event.preventDefault();
-    const body = { reason: reason.value };
-    for (const [name, input] of Object.entries(fields)) if (input.value) body[name] = input.value;
+    const body = { ...fixed, reason: reason.value };
+    for (const [name, input] of Object.entries(fields)) {
+      if (input.value) body[name] = name === "seat" ? Number(input.value) : input.value;
+    }
     shown(async () => {
       await call("POST", path, body);
       $("error").textContent = "";
@@ -155,6 +157,18 @@ async function showPlayer(playerId) {
     h("h2", null, `${p.name} · ${p.player_id}`),
     h("p", null, `rating ${Math.round(p.rating)} · ${p.points} points · ${page.suspension ? "suspended until " + (page.suspension.until || "lifted") : "not suspended"}`),
     table(["match", "ended", "outcome", "points"], page.results.map((r) => [link(r.match_id, () => showMatch(r.match_id)), r.ended, r.outcome, r.points])),
+    // R29: the matches the player is in now; each can be ended as a forfeit of their side.
+    table(
+      ["in play", "seat", "created", "forfeit"],
+      page.matches
+        .filter((m) => m.status === "playing")
+        .map((m) => [
+          link(m.match_id, () => showMatch(m.match_id), "playing-link"),
+          m.seat,
+          m.created,
+          actionForm(`forfeit-${m.match_id}`, `/support/matches/${m.match_id}/forfeit`, [], again, { player: playerId }, "forfeit"),
+        ]),
+    ),
     table(["sanction", "agent", "reason", "at"], page.sanctions.map((s) => [s.type, s.agent || "", s.reason || "", s.at])),
     table(["note", "agent", "at"], page.notes.map((n) => [n.text, n.agent, n.at])),
     actionForm("suspend", `/support/players/${playerId}/suspend`, ["until"], again),
@@ -162,6 +176,12 @@ async function showPlayer(playerId) {
     actionForm("warn", `/support/players/${playerId}/warn`, [], again),
     actionForm("rename", `/support/players/${playerId}/rename`, ["name"], again),
   );
+}
+
+function late(micros) {
+  // By how much a refused play missed its deadline (R25), in µs and in ms.
+  if (micros === null || micros === undefined) return "";
+  return `${micros} µs (${(micros / 1000).toFixed(3)} ms)`;
 }
 
 async function showMatch(matchId) {
@@ -178,8 +198,8 @@ async function showMatch(matchId) {
     h("p", null, verification),
     replay,
     table(
-      ["at", "kind", "what", "seq", "seat", "who", "request", "deadline", "late (µs)", "bot"],
-      rows.map((e) => [e.at, e.kind, e.what, e.seq, e.seat, e.who, e.request_id, e.deadline, e.late_us, e.bot]),
+      ["at", "kind", "what", "seq", "seat", "who", "request", "deadline", "late", "bot"],
+      rows.map((e) => [e.at, e.kind, e.what, e.seq, e.seat, e.who, e.request_id, e.deadline, late(e.late_us), e.bot]),
       (i) => (rows[i].kind === "refused" ? "refused" : rows[i].clock ? "clock" : null),
     ),
     link("analysis", async () => {
@@ -188,6 +208,8 @@ async function showMatch(matchId) {
     }, "load-analysis"),
     analysis,
     actionForm("void", `/support/matches/${matchId}/void`, ["case_id"], again),
+    // R29: end the match in play as a forfeit of a (suspended) player's side (R26).
+    actionForm("forfeit", `/support/matches/${matchId}/forfeit`, ["player", "seat", "case_id"], again),
     actionForm("restore", `/support/matches/${matchId}/restore`, ["case_id"], again),
   );
 }
