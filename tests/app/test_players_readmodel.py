@@ -56,7 +56,7 @@ def test_rows_say_where_players_sit_whose_turn_it_is_and_their_names(
     players = PlayerService(service.store)
     amal = players.register("Amal", "0" * 64)
     badr = players.register("Badr", "1" * 64)
-    service.create_match(ruleset="classic", seats=2, match_id="m-pair")
+    service.create_match(ruleset="classic", seats=2, match_id="m-pair", turn_seconds=60)
     service.take_seat("m-pair", 0, "Amal", player_id=amal.player_id)
     service.take_seat("m-pair", 1, "Badr", player_id=badr.player_id)
     players.rename(amal, "Amal B")
