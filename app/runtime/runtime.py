@@ -24,6 +24,7 @@ from app.service.clocks import fast_clock
 from app.service.desk_open import open_desk
 from app.service.links import LinkService
 from app.service.players import PlayerService
+from app.runtime.pool_sweep import PoolSweep
 from app.service.pool import PoolService
 from domain.pool import PoolWindow
 
@@ -124,6 +125,7 @@ class ApiRuntime:
         self.players = PlayerService(service.store)
         self.links = LinkService(service.store, self.players)
         self.pool = PoolService(service, settings.pool_window)
+        self.pool_sweep = PoolSweep(self.pool, self.offload)
         # The process's one copy of every read model: the lobby, a player's matches, results.
         self.projections = Projections(service.store)
         # The support desk: refused commands and presence, reports, cases, sanctions, voids.
@@ -198,10 +200,12 @@ class ApiRuntime:
         await self.broker.start(self.offload)
         await self.clock.start()
         await self.presence.start()
+        await self.pool_sweep.start()
 
     async def stop(self) -> None:
         """On shutdown: stop the clock and following the log, and end the open feeds."""
         await self.clock.stop()
+        await self.pool_sweep.stop()
         await self.broker.stop()
         await self.presence.stop()  # after the feeds were told to end: its rows deleted
         # The calls under way finish before the store can be closed under them (a bounded
