@@ -12,7 +12,6 @@ opponent may be, as in lichess's pools).
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-
 from collections.abc import Callable, Iterator
 from typing import Final, TypeAlias
 

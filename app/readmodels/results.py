@@ -69,8 +69,8 @@ CREATE TABLE IF NOT EXISTS pending (
 CREATE TABLE IF NOT EXISTS results (
     player_id TEXT, match_id TEXT, position INTEGER, ended TEXT, ruleset TEXT, seats INTEGER,
     private INTEGER, seat INTEGER, player_ids TEXT, reason TEXT, outcome TEXT, points INTEGER,
-    totals TEXT, rated INTEGER, rating_before REAL, rd_before REAL, rating_after REAL, rd_after REAL,
-    volatility_after REAL, PRIMARY KEY (player_id, position)) WITHOUT ROWID;
+    totals TEXT, rated INTEGER, rating_before REAL, rd_before REAL, rating_after REAL,
+    rd_after REAL, volatility_after REAL, PRIMARY KEY (player_id, position)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS profiles (
     player_id TEXT PRIMARY KEY, points INTEGER, wins INTEGER, draws INTEGER, losses INTEGER,
     rating REAL, rd REAL, volatility REAL, rated_matches INTEGER, last_rated TEXT,

@@ -17,6 +17,7 @@ from app.readmodels.projections import Projections
 from app.runtime.broker import EventBroker
 from app.runtime.clock import TurnClock
 from app.runtime.facts import FactsCache
+from app.runtime.pool_sweep import PoolSweep
 from app.runtime.presence import Presence
 from app.service import MatchService
 from app.service.access import AccessService
@@ -24,7 +25,6 @@ from app.service.clocks import fast_clock
 from app.service.desk_open import open_desk
 from app.service.links import LinkService
 from app.service.players import PlayerService
-from app.runtime.pool_sweep import PoolSweep
 from app.service.pool import PoolService
 from domain.pool import PoolWindow
 

@@ -14,8 +14,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from app.service import MatchService
 from app.runtime.pool_sweep import PoolSweep
+from app.service import MatchService
 from app.service.pool import SWEEP_SECONDS, PoolService, pool_stream
 from domain.events import MatchCreated
 from domain.pool import PoolJoined, PoolLeft, PoolPaired, PoolWindow
