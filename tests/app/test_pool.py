@@ -238,7 +238,11 @@ def test_the_runtime_sweep_pairs_within_a_second_with_no_request(service: MatchS
             await sweep.stop()
         return time.monotonic() - started
 
-    took = asyncio.run(run())
+    # (on a thread of its own: a browser test's event loop may be running on this one)
+    took: list[float] = []
+    runner = threading.Thread(target=lambda: took.append(asyncio.run(run())))
+    runner.start()
+    runner.join(10)
     # then they are paired within a second, once
-    assert took <= SWEEP_SECONDS + 0.5, took
+    assert took and took[0] <= SWEEP_SECONDS + 0.5, took
     assert len(pool.pairings("classic")) == 1
