@@ -11,6 +11,7 @@ opponent may be, as in lichess's pools).
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterator
 from typing import Final, TypeAlias
 
@@ -156,6 +157,31 @@ def partners(
     ]
     close.sort(key=lambda other: (abs(other.rating - me.rating), other.joined_us))
     yield from close
+
+
+def pairable(state: PoolState, now_us: int, window: PoolWindow) -> list[str]:
+    """The waiting players who have at least one partner now (each rating within the other's
+    window), longest waiting first: what a sweep of the pool tries to pair.
+
+    Sorted by rating, each player looks only at the players within their own window of them
+    (at most ``window.widest`` points), so a sweep of a large pool whose ratings lie apart
+    costs a sort and a short look per player.
+    """
+    ranked = sorted(state.waiting.values(), key=lambda w: w.rating)
+    ratings = [w.rating for w in ranked]
+    found = []
+    for me in ranked:
+        mine = window.at(now_us - me.joined_us)
+        low = bisect_left(ratings, me.rating - mine)
+        high = bisect_right(ratings, me.rating + mine)
+        if any(
+            other.player_id != me.player_id
+            and abs(other.rating - me.rating) <= window.at(now_us - other.joined_us)
+            for other in ranked[low:high]
+        ):
+            found.append(me)
+    found.sort(key=lambda w: (w.joined_us, w.player_id))
+    return [w.player_id for w in found]
 
 
 def pairing(

@@ -39,7 +39,7 @@ from app.store.match_store import LogEntry, MatchStore
 from app.store.player_store import PlayerStore
 from domain.players import fold_player
 
-SCHEMA_VERSION: Final = "4"
+SCHEMA_VERSION: Final = "5"
 """Bumped when the read models' tables change shape; an older file is rebuilt."""
 
 PROJECTION: Final = "matches"

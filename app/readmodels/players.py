@@ -5,7 +5,8 @@ folded from the global log in the same batch, transaction and tracked position a
 so a rebuild gives what following the log gave, and a kill mid-batch counts nothing twice. The
 rows copy the match's status, totals and winner from its ``matches`` row and keep whose turn it
 is (R3: the seat after the dealer opens a round; each play passes the turn on; none between
-rounds or once the match ends).
+rounds or once the match ends) and when that turn runs out (R25: the deadline recorded on the
+``floor_dealt`` or ``card_played`` that passed the turn; none where no clock runs).
 
 ``players`` (the directory: id, name or erased, stream version) is folded from the players'
 own streams, which have no global order: each catch-up compares every stream's last version
@@ -23,7 +24,14 @@ import msgspec
 
 from app.errors import CorruptEventError
 from app.store.decoding import TOPICS
-from domain.events import CardPlayed, MatchEnded, RoundScored, RoundStarted
+from domain.events import (
+    CardPlayed,
+    FloorDealt,
+    MatchEnded,
+    RoundScored,
+    RoundStarted,
+    optional,
+)
 from domain.players import DELETED_NAME, PlayerState
 from domain.recorded import RecordedEvent
 
@@ -50,12 +58,15 @@ PLAYER_MATCH_COLUMNS: dict[str, type] = {
     "created": str,
     "status": str,
     "turn": int,
+    "deadline": str,
     "totals": str,
     "winner": int,
 }
 """``player_matches``: one row per seat a registered player took (totals as JSON)."""
 
-_TURN_TOPICS = frozenset(TOPICS[cls] for cls in (RoundStarted, CardPlayed, RoundScored, MatchEnded))
+_TURN_TOPICS = frozenset(
+    TOPICS[cls] for cls in (RoundStarted, FloorDealt, CardPlayed, RoundScored, MatchEnded)
+)
 
 
 class PlayerMatchView(msgspec.Struct, frozen=True, kw_only=True):
@@ -68,6 +79,7 @@ class PlayerMatchView(msgspec.Struct, frozen=True, kw_only=True):
     created: str | None
     status: str
     turn: int | None
+    deadline: str | None = None
     totals: list[int]
     winner: int | None
 
@@ -108,9 +120,10 @@ def fold_player_matches(
     if not ids:
         return
     mine = rows.setdefault(match_id, {})
-    turn = next(iter(mine.values()))["turn"] if mine else None
+    held = next(iter(mine.values())) if mine else {}
+    turn, deadline = held.get("turn"), held.get("deadline")
     if entry.topic in _TURN_TOPICS:
-        turn = _turn_after(entry, decode, match_row, turn)
+        turn, deadline = _turn_after(entry, decode, match_row, turn, deadline)
     for seat, pid in enumerate(match_row["player_ids"]):
         if pid is None:
             continue
@@ -123,6 +136,7 @@ def fold_player_matches(
             created=match_row["created"],
             status=match_row["status"],
             turn=turn,
+            deadline=deadline,
             totals=json.dumps(list(match_row["totals"])),
             winner=match_row["winner"],
         )
@@ -133,17 +147,21 @@ def _turn_after(
     decode: Callable[[LogEntry], RecordedEvent],
     match_row: Row,
     turn: int | None,
-) -> int | None:
+    deadline: str | None,
+) -> tuple[int | None, str | None]:
+    """Whose turn it is after ``entry`` and when that turn runs out (R25)."""
     try:
         event = decode(entry).event
     except CorruptEventError:
-        return turn  # the matches row flags the stream; the turn stays where it was
+        return turn, deadline  # the matches row flags the stream; the turn stays where it was
     seats = match_row["seats"] or 1
     if isinstance(event, RoundStarted):
-        return (event.dealer + 1) % seats  # R3: the seat after the dealer plays first
+        return (event.dealer + 1) % seats, None  # R3: the seat after the dealer plays first
+    if isinstance(event, FloorDealt):
+        return turn, optional(event.deadline)  # R25: the first seat's clock starts here
     if isinstance(event, CardPlayed):
-        return (event.seat + 1) % seats
-    return None  # between rounds and after the end nobody is to play
+        return (event.seat + 1) % seats, optional(event.deadline)
+    return None, None  # between rounds and after the end nobody is to play
 
 
 def changed_players(stored: dict[str, int], known: Iterable[Row]) -> list[str]:

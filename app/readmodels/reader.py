@@ -15,7 +15,7 @@ from pathlib import Path
 from app.readmodels.matches import MatchSummaryView, view_of
 from app.readmodels.players import shown_name
 
-SCHEMA_VERSION = "4"
+SCHEMA_VERSION = "5"
 """The read models' schema this reader understands (app.readmodels.models.SCHEMA_VERSION)."""
 
 PROJECTION = "matches"

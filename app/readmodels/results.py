@@ -41,7 +41,7 @@ from domain.events import CardPlayed, MatchCreated, MatchEnded, SeatTaken, table
 from domain.ratings import NEW_PLAYER, Rating, days_between, idle, rate_match
 from domain.results import SCORE, FinishedMatch, seat_results
 
-SCHEMA_VERSION: Final = "4"
+SCHEMA_VERSION: Final = "5"
 """Bumped when the results tables change shape; an older file is rebuilt."""
 
 PROJECTION: Final = "results"
@@ -69,8 +69,8 @@ CREATE TABLE IF NOT EXISTS pending (
 CREATE TABLE IF NOT EXISTS results (
     player_id TEXT, match_id TEXT, position INTEGER, ended TEXT, ruleset TEXT, seats INTEGER,
     private INTEGER, seat INTEGER, player_ids TEXT, reason TEXT, outcome TEXT, points INTEGER,
-    rated INTEGER, rating_before REAL, rd_before REAL, rating_after REAL, rd_after REAL,
-    volatility_after REAL, PRIMARY KEY (player_id, position)) WITHOUT ROWID;
+    totals TEXT, rated INTEGER, rating_before REAL, rd_before REAL, rating_after REAL,
+    rd_after REAL, volatility_after REAL, PRIMARY KEY (player_id, position)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS profiles (
     player_id TEXT PRIMARY KEY, points INTEGER, wins INTEGER, draws INTEGER, losses INTEGER,
     rating REAL, rd REAL, volatility REAL, rated_matches INTEGER, last_rated TEXT,
@@ -117,6 +117,7 @@ class ResultRow(msgspec.Struct, frozen=True, kw_only=True):
     reason: str
     outcome: str
     points: int
+    totals: list[int]
     rated: bool
     rating_before: float | None
     rd_before: float | None
@@ -357,6 +358,7 @@ class _Batch:
             results = seat_results(finished)
         if not results:
             return
+        totals = json.dumps(list(ended.totals))
         if entry.match_id in self.voided:  # R28: kept aside, changing no profile or rating
             self.set_aside.extend(
                 {
@@ -372,6 +374,7 @@ class _Batch:
                     "reason": ended.reason,
                     "outcome": r.outcome,
                     "points": r.points,
+                    "totals": totals,
                 }
                 | UNRATED
                 for r in results
@@ -419,6 +422,7 @@ class _Batch:
                     "reason": ended.reason,
                     "outcome": result.outcome,
                     "points": result.points,
+                    "totals": totals,
                     "rated": int(now is not None),
                     "rating_before": None if was is None else was.rating,
                     "rd_before": None if was is None else was.rd,
@@ -508,6 +512,7 @@ def _profile(row: dict[str, Any]) -> Profile:
 def _result(row: dict[str, Any]) -> ResultRow:
     fields = dict(row)
     fields["player_ids"] = json.loads(fields["player_ids"])
+    fields["totals"] = json.loads(fields["totals"] or "[]")
     fields["private"] = bool(fields["private"])
     fields["rated"] = bool(fields["rated"])
     return msgspec.convert(fields, ResultRow)

@@ -108,14 +108,24 @@ class ProjectionRunner:
             self.db.close()
 
     def catch_up(
-        self, *, progress: Progress | None = None, after_entry: AfterEntry | None = None
+        self,
+        *,
+        progress: Progress | None = None,
+        after_entry: AfterEntry | None = None,
+        refresh: bool = True,
     ) -> int:
-        """Apply every log entry after the tracked position; returns how many were applied."""
+        """Apply every log entry after the tracked position; returns how many were applied.
+
+        ``refresh=False`` skips what does not follow the log (the players directory, whose
+        refresh reads every player stream's version): for a reader that takes what it needs of
+        that from the store itself.
+        """
         applied = 0
         with self.lock:
             last = self.store.max_position()
             self._check_source(last)
-            self.projection.refresh(self.db, self.store)
+            if refresh:
+                self.projection.refresh(self.db, self.store)
             while True:
                 count, position, done = self._apply_batch(last, after_entry)
                 applied += count

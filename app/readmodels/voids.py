@@ -31,8 +31,8 @@ CREATE TABLE IF NOT EXISTS voided (match_id TEXT PRIMARY KEY) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS voided_results (
     player_id TEXT, match_id TEXT, position INTEGER, ended TEXT, ruleset TEXT, seats INTEGER,
     private INTEGER, seat INTEGER, player_ids TEXT, reason TEXT, outcome TEXT, points INTEGER,
-    rated INTEGER, rating_before REAL, rd_before REAL, rating_after REAL, rd_after REAL,
-    volatility_after REAL, PRIMARY KEY (player_id, position)) WITHOUT ROWID;
+    totals TEXT, rated INTEGER, rating_before REAL, rd_before REAL, rating_after REAL,
+    rd_after REAL, volatility_after REAL, PRIMARY KEY (player_id, position)) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS voided_match ON voided_results (match_id);
 CREATE INDEX IF NOT EXISTS results_match ON results (match_id);
 """

@@ -17,6 +17,7 @@ from app.readmodels.projections import Projections
 from app.runtime.broker import EventBroker
 from app.runtime.clock import TurnClock
 from app.runtime.facts import FactsCache
+from app.runtime.pool_sweep import PoolSweep
 from app.runtime.presence import Presence
 from app.service import MatchService
 from app.service.access import AccessService
@@ -124,6 +125,7 @@ class ApiRuntime:
         self.players = PlayerService(service.store)
         self.links = LinkService(service.store, self.players)
         self.pool = PoolService(service, settings.pool_window)
+        self.pool_sweep = PoolSweep(self.pool, self.offload)
         # The process's one copy of every read model: the lobby, a player's matches, results.
         self.projections = Projections(service.store)
         # The support desk: refused commands and presence, reports, cases, sanctions, voids.
@@ -198,10 +200,12 @@ class ApiRuntime:
         await self.broker.start(self.offload)
         await self.clock.start()
         await self.presence.start()
+        await self.pool_sweep.start()
 
     async def stop(self) -> None:
         """On shutdown: stop the clock and following the log, and end the open feeds."""
         await self.clock.stop()
+        await self.pool_sweep.stop()
         await self.broker.stop()
         await self.presence.stop()  # after the feeds were told to end: its rows deleted
         # The calls under way finish before the store can be closed under them (a bounded

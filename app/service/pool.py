@@ -3,9 +3,12 @@
 Every process keeps each pool folded (``PoolState``) and reads only the facts appended since;
 every change is one append at the pool stream's next seq, so a process that read a stale pool
 loses the append (ConflictError), reads again and decides again. A pairing is made by the
-process serving either player's request (joining, or the page's heartbeat), never by a timer:
-the pool stream records it, and whoever reads it first creates its match (the match id is in the
-record, so it is created once), with both seats kept for the pair.
+process serving either player's request (joining, or the page's heartbeat), or by any process's
+sweep of the pools (``sweep``, every ``SWEEP_SECONDS`` from app.runtime.pool_sweep), so two
+players whose windows came to overlap are paired though neither page asks at that moment: the
+pool stream records the pairing once whichever process appends first, and whoever reads it first
+creates its match (the match id is in the record, so it is created once), with both seats kept
+for the pair.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from domain.pool import (
     PoolState,
     PoolWindow,
     Seat,
+    pairable,
     pairing,
     partners,
 )
@@ -39,6 +43,9 @@ from domain.rulesets import RULESETS, ruleset
 
 APPEND_TRIES: Final = 50
 """How many times a pool change is decided again when another process appended first."""
+
+SWEEP_SECONDS: Final = 0.5
+"""How often each server process sweeps the pools for players whose windows came to overlap."""
 
 POOL_SEATS: Final = 2
 """The pool makes rated matches of two people."""
@@ -209,6 +216,31 @@ class PoolService:
         if seat is not None:
             self._open_from(name, seat)
         return self.standing(player_id)
+
+    def sweep(self, name: str) -> int:
+        """Pair, in the pool of ``name``, every waiting player who has a partner now, longest
+        waiting first; returns how many of them are paired after it.
+
+        A player whose page stopped asking is recorded as gone (``timeout``) instead. Each
+        pairing is the same one append at the pool's next seq as a request's, so sweeps of
+        several processes and the players' own requests pair nobody twice.
+        """
+        made = 0
+        state = self.pool(name)
+        for player_id in pairable(state, self.clock(), self.window):
+            if player_id not in self.pool(name).waiting:
+                continue  # paired meanwhile, as a partner or by another process
+            if self._stale(player_id):
+                self._leave(name, player_id, "timeout")
+                continue
+            if self.try_pair(name, player_id).status == "paired":
+                made += 1
+        return made
+
+    def sweep_all(self) -> int:
+        """Sweep the pool of every rule set where someone waits; returns how many swept players
+        are paired after it."""
+        return sum(self.sweep(name) for name in RULESETS if self.pool(name).waiting)
 
     # -- helpers ----------------------------------------------------------------------------
 

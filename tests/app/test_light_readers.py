@@ -173,3 +173,11 @@ def test_the_reader_knows_the_stores_form_and_shares_its_lock(
     reader = SQLiteStreams(path)
     assert reader.match_ids() == ids
     reader.close()
+
+
+def test_the_light_reader_knows_the_read_models_schema_of_now() -> None:
+    # given the read models' schema and the one the sqlite3-only reader accepts, then they agree
+    # (a bump of one without the other sends every `basra matches` down the full path)
+    from app.readmodels import models, reader
+
+    assert reader.SCHEMA_VERSION == models.SCHEMA_VERSION

@@ -56,7 +56,7 @@ def test_rows_say_where_players_sit_whose_turn_it_is_and_their_names(
     players = PlayerService(service.store)
     amal = players.register("Amal", "0" * 64)
     badr = players.register("Badr", "1" * 64)
-    service.create_match(ruleset="classic", seats=2, match_id="m-pair")
+    service.create_match(ruleset="classic", seats=2, match_id="m-pair", turn_seconds=60)
     service.take_seat("m-pair", 0, "Amal", player_id=amal.player_id)
     service.take_seat("m-pair", 1, "Badr", player_id=badr.player_id)
     players.rename(amal, "Amal B")
@@ -73,6 +73,8 @@ def test_rows_say_where_players_sit_whose_turn_it_is_and_their_names(
     assert (mine.seat, theirs.seat) == (0, 1)
     assert mine.status == theirs.status == state.status == "playing"
     assert mine.turn == theirs.turn == state.turn
+    assert mine.deadline == theirs.deadline == state.deadline
+    assert state.deadline is not None  # R25: a person is on turn, so a clock runs
     assert read.shown_names([amal.player_id, badr.player_id]) == {
         amal.player_id: "Amal B",
         badr.player_id: DELETED_NAME,
@@ -84,6 +86,7 @@ def test_rows_say_where_players_sit_whose_turn_it_is_and_their_names(
     read.catch_up()
     after = service.load("m-pair")
     assert read.player_matches(amal.player_id)[0].turn == after.turn
+    assert read.player_matches(amal.player_id)[0].deadline == after.deadline
     read.close()
 
 

@@ -3,16 +3,20 @@ when two processes serve players joining and leaving in any order (PostgreSQL)."
 
 from __future__ import annotations
 
+import asyncio
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from app.runtime.pool_sweep import PoolSweep
 from app.service import MatchService
-from app.service.pool import PoolService, pool_stream
+from app.service.pool import SWEEP_SECONDS, PoolService, pool_stream
 from domain.events import MatchCreated
 from domain.pool import PoolJoined, PoolLeft, PoolPaired, PoolWindow
 from tests.app.conftest import postgres_url
@@ -171,3 +175,74 @@ def test_two_processes_pair_each_wait_exactly_once_whatever_the_order(
     finally:
         one.close()
         two.close()
+
+
+def test_a_sweep_pairs_players_whose_windows_came_to_overlap_though_nobody_asks(
+    service: MatchService,
+) -> None:
+    # given two players 300 apart who joined and whose pages asked nothing since
+    clock = _Clock()
+    pool = PoolService(service, clock=clock)
+    assert pool.join("p-aa", "classic", 1500).status == "waiting"
+    assert pool.join("p-bb", "classic", 1800).status == "waiting"
+    # when the server sweeps before both windows reach 300, then nobody is paired
+    clock.wait(19.9)
+    assert pool.sweep("classic") == 0
+    assert pool.pairings("classic") == []
+    # when it sweeps once they do (20 s: 300 each), then they are paired, once
+    clock.wait(0.1)
+    assert pool.sweep("classic") == 1
+    assert pool.sweep("classic") == 0
+    (paired,) = pool.pairings("classic")
+    assert paired.players == ("p-aa", "p-bb") and paired.window == 300
+    assert pool.standing("p-bb").match_id == paired.match_id
+    assert isinstance(service.events(paired.match_id)[0].event, MatchCreated)
+
+
+def test_a_sweep_never_pairs_a_player_whose_page_stopped_asking(service: MatchService) -> None:
+    # given a waiting player whose page stopped asking 31 s ago, and a fresh one beside them
+    clock = _Clock()
+    pool = PoolService(service, clock=clock)
+    pool.join("p-aa", "classic", 1500)
+    clock.wait(31)
+    pool.streams.append(pool_stream("classic"), 2, PoolJoined("p-bb", 1500, clock.now))
+    pool.beat("p-bb")
+    # when the server sweeps, then the gone player leaves and nobody is paired
+    assert pool.sweep("classic") == 0
+    assert pool.pairings("classic") == []
+    assert pool.standing("p-aa").status == "none"
+    assert pool.standing("p-bb").status == "waiting"
+
+
+def test_the_runtime_sweep_pairs_within_a_second_with_no_request(service: MatchService) -> None:
+    # given two players whose windows overlap now but who were not paired when they joined
+    clock = _Clock()
+    pool = PoolService(service, clock=clock)
+    pool.join("p-aa", "classic", 1500)
+    pool.join("p-bb", "classic", 1800)
+    clock.wait(20)
+
+    async def offload(func: Any, *args: Any) -> Any:
+        return await asyncio.get_running_loop().run_in_executor(None, func, *args)
+
+    # when the process's sweep runs (every SWEEP_SECONDS) and nobody asks anything
+    async def run() -> float:
+        sweep = PoolSweep(pool, offload)
+        started = time.monotonic()
+        await sweep.start()
+        try:
+            while pool.standing("p-aa").status != "paired":
+                assert time.monotonic() - started < 5, "the sweep never paired them"
+                await asyncio.sleep(0.02)
+        finally:
+            await sweep.stop()
+        return time.monotonic() - started
+
+    # (on a thread of its own: a browser test's event loop may be running on this one)
+    took: list[float] = []
+    runner = threading.Thread(target=lambda: took.append(asyncio.run(run())))
+    runner.start()
+    runner.join(10)
+    # then they are paired within a second, once
+    assert took and took[0] <= SWEEP_SECONDS + 0.5, took
+    assert len(pool.pairings("classic")) == 1

@@ -21,6 +21,7 @@ ALLOWED = {
     "msgspec.structs",
     "msgspec.json",
     "math",
+    "bisect",  # binary search over sorted lists (the pool sweep's ratings)
     "enum",
     "unicodedata",
     "re",  # pattern matching of text only (token and instant forms)

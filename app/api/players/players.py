@@ -60,20 +60,29 @@ def _rotate(players: PlayerService, player: PlayerState, device_id: str) -> Play
     )
 
 
-def _matches(projections: Projections, player_id: str, limit: int) -> PlayerMatchesResponse:
+def _matches(
+    projections: Projections, players: PlayerService, player_id: str, limit: int
+) -> PlayerMatchesResponse:
     """The player's matches from the players read model, brought up to the log first.
 
-    Only the public table of each match is listed (names, status, turn, totals), never a hand.
+    The log only: the names shown are read from the listed players' own streams in one query,
+    so the request never re-reads the whole players directory (docs/performance.md, "The lobby's
+    games list and a profile"). Only the public table of each match is listed (names, status,
+    turn, totals), never a hand.
     """
     models = projections.matches
-    models.catch_up()
+    models.catch_up(refresh=False)
+    rows = models.player_matches(player_id, limit=limit)
+    matches = {row.match_id: models.match(row.match_id) for row in rows}
+    shown = players.shown_names(
+        {pid for match in matches.values() if match is not None for pid in match.player_ids}
+    )
     listed = []
-    for row in models.player_matches(player_id, limit=limit):
-        match = models.match(row.match_id)
+    for row in rows:
+        match = matches[row.match_id]
         if match is None or row.ruleset is None or row.seats is None:
             continue
-        ids = [pid for pid in match.player_ids if pid is not None]
-        names = shown_seat_names(match.players, match.player_ids, models.shown_names(ids))
+        names = shown_seat_names(match.players, match.player_ids, shown)
         listed.append(
             PlayerMatch(
                 match_id=row.match_id,
@@ -82,6 +91,7 @@ def _matches(projections: Projections, player_id: str, limit: int) -> PlayerMatc
                 seat=row.seat,
                 status=row.status,
                 turn=row.turn,
+                deadline=row.deadline if row.status == "playing" else None,
                 your_turn=row.status == "playing" and row.turn == row.seat,
                 names=names,
                 totals=tuple(row.totals),
@@ -147,4 +157,6 @@ class PlayersController(Controller):
     ) -> PlayerMatchesResponse:
         """The player's matches, newest first: seat, status, whose turn it is, and scores."""
         player = await authenticate_player(runtime, request.headers.get("authorization"))
-        return await runtime.offload(_matches, runtime.projections, player.player_id, limit)
+        return await runtime.offload(
+            _matches, runtime.projections, runtime.players, player.player_id, limit
+        )

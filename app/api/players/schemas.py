@@ -50,7 +50,8 @@ class PlayerMeResponse(PlayerResponse, frozen=True, kw_only=True, omit_defaults=
 
 
 class PlayerMatch(msgspec.Struct, frozen=True, kw_only=True):
-    """One match of the player's: where they sit, how it stands, whose turn it is."""
+    """One match of the player's: where they sit, how it stands, whose turn it is and when that
+    turn runs out (``deadline``, UTC, R25; null when no clock runs on the seat on turn)."""
 
     match_id: str
     ruleset: str
@@ -58,6 +59,7 @@ class PlayerMatch(msgspec.Struct, frozen=True, kw_only=True):
     seat: int
     status: str
     turn: int | None
+    deadline: str | None
     your_turn: bool
     names: tuple[str | None, ...]
     totals: tuple[int, ...]

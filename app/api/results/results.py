@@ -126,6 +126,7 @@ def _entry(row: ResultRow, shown: dict[str, str]) -> HistoryEntry:
         reason=row.reason,
         result=row.outcome,
         points=row.points,
+        totals=tuple(row.totals),
         partner=partner,
         opponents=tuple(s for s in seated if side_of(s.seat) != mine),
         rated=row.rated,

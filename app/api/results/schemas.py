@@ -31,8 +31,10 @@ class SeatedPlayer(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class HistoryEntry(msgspec.Struct, frozen=True, kw_only=True):
-    """One ended match of the player's: where they sat, against whom, what it paid and did to
-    their rating (``rated`` false and the ratings null for a match that was not rated)."""
+    """One ended match of the player's: where they sat, against whom, the score (``totals``, the
+    match totals by side, side 0 first: seat ``seat`` plays for side ``seat % 2``, R2), what it
+    paid and did to their rating (``rated`` false and the ratings null for a match that was not
+    rated)."""
 
     match_id: str
     ended: str
@@ -43,6 +45,7 @@ class HistoryEntry(msgspec.Struct, frozen=True, kw_only=True):
     reason: str
     result: str
     points: int
+    totals: tuple[int, ...]
     partner: SeatedPlayer | None
     opponents: tuple[SeatedPlayer, ...]
     rated: bool

@@ -63,6 +63,10 @@ def test_profiles_histories_ratings_and_the_ladder_show_a_finished_match(api: Ap
     assert [o["player_id"] for o in entry["opponents"]] == [lost["player_id"]]
     assert entry["opponents"][0]["name"] == lost["name"]
     assert entry["rating_before"] == 1500 and entry["rating_after"] == w["rating"]
+    # and the score is the match's totals as the store ended it, the winner's side ahead
+    ended = api.support_view(match_id)
+    assert entry["totals"] == list(ended["scores"])
+    assert entry["totals"][winner] > entry["totals"][1 - winner]
     assert page["next"] is None
     # and the rating chart has one point, the ladder both players in order
     chart = api.client.get(f"/players/{won['player_id']}/ratings").json()

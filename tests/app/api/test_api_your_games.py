@@ -33,3 +33,11 @@ def test_the_games_list_equals_the_players_matches_in_the_store(
             expected.add((match_id, state.status, seat))
     assert {(m["match_id"], m["status"], m["seat"]) for m in listed} == expected
     assert {s for _, s, _ in expected} == {"playing", "waiting", "ended"}
+    # and each match in play says whose turn it is and when that turn runs out, as recorded
+    for match in listed:
+        state = api_service.load(match["match_id"])
+        assert match["turn"] == state.turn
+        assert match["deadline"] == (state.deadline if state.status == "playing" else None)
+    in_play = next(m for m in listed if m["match_id"] == playing)
+    assert in_play["deadline"] is not None, in_play
+    assert in_play["your_turn"] == (in_play["turn"] == in_play["seat"])

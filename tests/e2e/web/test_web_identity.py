@@ -130,7 +130,8 @@ def test_the_ladder_has_headers_explains_provisional_and_tells_namesakes_apart(
     assert (
         "·" not in ladder.locator(f"tr[data-player='{loser['player_id']}'] td").nth(1).inner_text()
     )
-    # a profile's history: date, rule set, opponent with a link, result, reason and rating change
+    # a profile's history: date, rule set, opponent with a link, the score, result, reason, points
+    # and rating change
     ladder.locator(f"a[href='#player={winner['player_id']}']").click()
     history = page.page.locator("#profile [data-testid=history]")
     history.locator("tr[data-match]").first.wait_for()
@@ -138,12 +139,47 @@ def test_the_ladder_has_headers_explains_provisional_and_tells_namesakes_apart(
         "Date",
         "Rule set",
         "Opponent(s)",
+        "Score",
         "Result",
         "Reason",
         "Points",
         "Rating",
     ]
     cells = history.locator("tr[data-match] td").all_inner_texts()
-    assert cells[1] == "classic" and cells[2] == loser["name"] and cells[3] == "win"
-    assert cells[4] == "a player left (forfeit)" and cells[5] == "24" and cells[6].startswith("+")
+    assert cells[1] == "classic" and cells[2] == loser["name"] and cells[4] == "win"
+    assert cells[5] == "a player left (forfeit)" and cells[6] == "24" and cells[7].startswith("+")
+    (result,) = httpx.get(f"{server}/players/{winner['player_id']}/matches").json()["matches"]
+    side = result["seat"] % 2  # R2: the winner's side first
+    assert cells[3] == f"{result['totals'][side]}–{result['totals'][1 - side]}"
     assert history.locator(f"a[href='#player={loser['player_id']}']").count() == 1
+
+
+def test_your_games_show_whose_turn_the_time_left_and_the_opponent(
+    new_page: Any, server: str
+) -> None:
+    # given a registered player seated at a timed table against a bot, on turn
+    page = new_page()
+    _register(page, "Huda")
+    token = page.page.evaluate("JSON.parse(localStorage.getItem('basra.player')).token")
+    auth = {"Authorization": f"Bearer {token}"}
+    created = httpx.post(
+        f"{server}/matches",
+        json={"ruleset": "classic", "seats": 2, "bots": [1], "turn_seconds": 300},
+    ).json()
+    match_id = created["match_id"]
+    httpx.post(f"{server}/matches/{match_id}/seats/0", headers=auth).raise_for_status()
+    (listed,) = httpx.get(f"{server}/players/me/matches", headers=auth).json()["matches"]
+    assert listed["your_turn"] is True and listed["deadline"] is not None
+    # when the lobby opens
+    page.goto("/")
+    row = page.page.locator(f"#games tr[data-match='{match_id}']")
+    row.wait_for()
+    # then the row says it is the player's turn, the opponent, and the time left from the
+    # recorded deadline (300 s: 4:5x or 5:00), and the page title is marked
+    assert row.locator("td.state").inner_text() == "Your turn"
+    assert row.locator("td.opponents").inner_text() == listed["names"][1]
+    left = row.locator("td.time-left").inner_text()
+    assert left.endswith(" left") and left[:-5] in {"5:00", *(f"4:{s:02d}" for s in range(40, 60))}
+    assert row.locator("td.time-left").get_attribute("data-deadline") == listed["deadline"]
+    page.page.wait_for_function("document.title.includes('Your turn')")
+    assert page.page.title().startswith("(1) Your turn")

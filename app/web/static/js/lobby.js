@@ -277,7 +277,7 @@ async function showProfile(playerId) {
       const list = h("table", "list");
       list.dataset.testid = "history";
       const head = h("tr");
-      for (const key of ["date", "ruleset", "opponents", "result", "reason", "points", "rating_change"]) head.append(h("th", null, t(key)));
+      for (const key of ["date", "ruleset", "opponents", "score", "result", "reason", "points", "rating_change"]) head.append(h("th", null, t(key)));
       list.append(head);
       for (const m of rowsOf(history.matches ? history.matches : history)) {
         const row = h("tr");
@@ -294,10 +294,15 @@ async function showProfile(playerId) {
           against.append(who);
         }
         const change = m.rated && m.rating_after !== null && m.rating_before !== null ? Math.round(m.rating_after - m.rating_before) : null;
+        // R2: seat N plays for side N % 2; the score reads the player's side first.
+        const mine = (m.totals || [])[m.seat % 2];
+        const theirs = (m.totals || [])[1 - (m.seat % 2)];
+        const score = mine === undefined || theirs === undefined ? "—" : `${mine}–${theirs}`;
         row.append(
           when,
           h("td", null, m.ruleset || ""),
           against,
+          h("td", "score", score),
           h("td", null, t(`result_${m.result}`)),
           h("td", null, t(`reason_words_${m.reason}`)),
           h("td", null, String(m.points ?? "")),
