@@ -59,6 +59,9 @@ LEGACY = None
 SETUP_AT_ONCE = 16
 """Tables set up concurrently."""
 
+RETRY_AFTER_SECONDS = 5.0
+"""How long a refused table waits before it asks again (the server's Retry-After)."""
+
 
 def rss_bytes(pid: int) -> int:
     """Resident memory of process ``pid`` and its descendants (Linux /proc)."""
@@ -101,7 +104,8 @@ async def one_step(
     free = list(conns)
     stopping = False
 
-    async def start_one(_k: int) -> None:
+    async def start_one(_k: int) -> bool:
+        """One table; False when the server refused it (503 overloaded)."""
         async with gate:
             conn = free.pop()  # one set-up request at a time on each connection
             table = Table(port, args.seats, args.spectators, think, tally)
@@ -109,11 +113,21 @@ async def one_step(
                 if await table.start(conn):
                     live.append(table)
                     table.spawn(replace_when_ended(table))
+                else:
+                    return False
             except (RuntimeError, OSError, asyncio.IncompleteReadError) as error:
                 tally.error(f"setup {type(error).__name__}")
                 say(f"  a table did not start: {error}")
             finally:
                 free.append(conn)
+        return True
+
+    async def arrive(k: int) -> None:
+        """Table ``k`` arrives at its time of the ramp; refused, it asks again after the
+        server's Retry-After, as a person in the lobby would, until the step ends."""
+        await asyncio.sleep(k * args.arrive_over / tables)
+        while not stopping and not await start_one(k):
+            await asyncio.sleep(RETRY_AFTER_SECONDS)
 
     async def replace_when_ended(table: Table) -> None:
         await table.ended.wait()
@@ -131,13 +145,23 @@ async def one_step(
 
     prober = asyncio.create_task(probe())
     began = time.monotonic()
-    await asyncio.gather(*(start_one(k) for k in range(tables)))
-    say(f"  {len(live)} tables set up in {time.monotonic() - began:.0f} s; warming up")
+    arrivals: list[asyncio.Task[None]] = []
+    if args.arrive_over > 0:
+        arrivals = [asyncio.create_task(arrive(k)) for k in range(tables)]
+        await asyncio.sleep(args.arrive_over)
+        say(f"  {len(live)} tables playing after {args.arrive_over:.0f} s of arrivals")
+    else:
+        await asyncio.gather(*(start_one(k) for k in range(tables)))
+        say(f"  {len(live)} tables set up in {time.monotonic() - began:.0f} s; warming up")
     await asyncio.sleep(args.warmup)
     cpu0, t0 = tree_cpu_seconds(pid), time.monotonic()
+    live_at_start = len(live)
     lags.clear()
     await asyncio.sleep(args.seconds)
     cpu1, t1 = tree_cpu_seconds(pid), time.monotonic()
+    live_at_end = len(live)
+    for arrival in arrivals:
+        arrival.cancel()
     client_lag = quantile(lags, 0.99)
     prober.cancel()
     rss = rss_bytes(pid)
@@ -156,6 +180,7 @@ async def one_step(
     window = t1 - t0
     return {
         "tables": tables,
+        "playing": f"{live_at_start}-{live_at_end}",
         "feeds": feeds,
         "planned_s": round(tables / mean_think(args.think), 1),
         "done_s": round(len(plays) / window, 1),
@@ -263,6 +288,7 @@ def _none(_data: bytes) -> None:
 COLUMNS = (
     ("side", "side"),
     ("tables", "tables"),
+    ("playing", "playing (start-end)"),
     ("feeds", "feeds"),
     ("planned_s", "planned/s"),
     ("done_s", "done/s"),
@@ -307,6 +333,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--spectators", type=int, default=1, help="spectator feeds per table")
     parser.add_argument("--think", default="uniform:1-3", help="uniform:LO-HI or exp:MEAN (s)")
     parser.add_argument("--warmup", type=float, default=10.0, help="seconds before measuring")
+    parser.add_argument(
+        "--arrive-over",
+        type=float,
+        default=0.0,
+        help="tables arrive spread over this many seconds, a refused one asking again after"
+        " 5 s (0: all set up before the step)",
+    )
     parser.add_argument("--stores", default="sqlite-1", help="sqlite-1,pg-1,pg-2")
     parser.add_argument("--idle-feeds", type=int, default=0, help="instead: N idle public feeds")
     parser.add_argument("--idle-matches", type=int, default=1000, help="with --idle-feeds")

@@ -31,6 +31,12 @@ PRESENCE_EXPIRY_SECONDS = 30.0
 SHED_LAG_MS = 250.0
 """The event loop's lag (ms) past which a process sheds new work (``BASRA_SHED_LAG_MS``)."""
 
+SHED_CPU = 0.85
+"""The share of one core (the event loop thread's CPU time over the last second) past which a
+process whose loop is also late sheds new work (``BASRA_SHED_CPU``): the loop runs on one core,
+and past this share the tables already playing start to wait (docs/deploy.md, "Shedding
+load")."""
+
 MAX_BODY_BYTES = 16 * 1024
 """The largest request body accepted; every body of this API is far smaller."""
 
@@ -73,6 +79,7 @@ class ApiSettings:
     # tables, spectator feeds and lobby reads (0: never for lag), and the open feeds past which
     # it does (0: no cap).
     shed_lag_ms: float = SHED_LAG_MS
+    shed_cpu: float = SHED_CPU  # of one core, over the last second (0: never for CPU)
     max_feeds: int = 0
     # The rated pool's rating window: START, STEP, EVERY seconds, WIDEST (docs/api.md).
     pool_window: PoolWindow = field(default_factory=PoolWindow)
@@ -85,7 +92,8 @@ class ApiSettings:
         ``BASRA_TURN_SECONDS`` and ``BASRA_WAITING_MINUTES`` (docs/api.md, "The turn clock"),
         ``BASRA_PRESENCE_FOLLOW_SECONDS``, ``BASRA_PRESENCE_BEAT_SECONDS`` and
         ``BASRA_PRESENCE_EXPIRY_SECONDS`` (docs/api.md, "Connected now"),
-        ``BASRA_SHED_LAG_MS`` and ``BASRA_MAX_FEEDS`` (docs/deploy.md, "Shedding load"),
+        ``BASRA_SHED_LAG_MS``, ``BASRA_SHED_CPU`` and ``BASRA_MAX_FEEDS`` (docs/deploy.md,
+        "Shedding load"),
         ``BASRA_POOL_WINDOW`` (docs/api.md, "Rated pool")."""
         env = os.environ if environ is None else environ
         token = env.get("BASRA_SUPPORT_TOKEN") or None
@@ -116,6 +124,7 @@ class ApiSettings:
                 "BASRA_PRESENCE_EXPIRY_SECONDS", env, PRESENCE_EXPIRY_SECONDS
             ),
             shed_lag_ms=float(env.get("BASRA_SHED_LAG_MS") or SHED_LAG_MS),
+            shed_cpu=float(env.get("BASRA_SHED_CPU") or SHED_CPU),
             max_feeds=int(env.get("BASRA_MAX_FEEDS") or 0),
             pool_window=parse_pool_window(env.get("BASRA_POOL_WINDOW", "")),
         ).checked()

@@ -20,3 +20,17 @@ def test_live_tables_play_and_every_feed_gets_their_pushes(bench: Bench) -> None
     assert row["done_s"] > 0 and row["play_p50"] > 0 and row["push_p50"] > 0
     assert row["out_of_order"] == 0 and row["missing"] == 0 and row["errors"] == 0
     assert "per-address limits off" in text
+
+
+@pytest.mark.slow
+def test_tables_that_arrive_over_time_all_play_when_the_server_has_room(bench: Bench) -> None:
+    # Given four tables arriving over two seconds, a server far from its capacity
+    figures, _ = bench(
+        "tables", "--tables", "4", "--think", "uniform:0.05-0.15", "--arrive-over", "2",
+        "--warmup", "1", "--seconds", "2",
+    )  # fmt: skip
+    # Then every one was admitted before the window and played through it, none refused
+    (row,) = figures["sqlite-1"]
+    assert row["playing"] == "4-4"
+    assert row["refused"] == 0 and row["errors"] == 0
+    assert row["done_s"] > 0 and row["missing"] == 0
