@@ -301,3 +301,28 @@ class HttpSteps:
         url = f"{self.url}/matches/{match_id}/events"
         extra = {k.replace("_", "-"): v for k, v in headers.items()}
         return SseReader(url, bearer(token) | extra).start()
+
+
+def client_runtime(client: Any) -> Any:
+    """The runtime of a test client's app (an ``ApiRuntime``)."""
+    from app.runtime.runtime import ApiRuntime
+
+    runtime = client.app.state.runtime
+    assert isinstance(runtime, ApiRuntime)
+    return runtime
+
+
+def add_agent(client: Any, name: str) -> str:
+    """A named support agent added to the client's app; its token."""
+    from app.api.edges.tokens import AGENT_PREFIX, issue_prefixed
+
+    token, token_hash = issue_prefixed(AGENT_PREFIX)
+    client_runtime(client).access.add_agent(name, token_hash)
+    return token
+
+
+def register_player(client: Any, name: str) -> dict[str, Any]:
+    """``POST /players``: the new player's id and token."""
+    response = client.post("/players", json={"name": name})
+    assert response.status_code == 201, response.text
+    return dict(response.json())

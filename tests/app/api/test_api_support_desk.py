@@ -9,30 +9,22 @@ from typing import Any
 from litestar import Litestar
 from litestar.testing import TestClient
 
-from app.api.edges.tokens import AGENT_PREFIX, issue_prefixed
 from app.runtime.runtime import ApiRuntime
 from app.service import MatchService
 from domain.times import utc_micros, utc_text_us
 from tests.app.api.conftest import Api
-from tests.app.api.helpers import SUPPORT_TOKEN, bearer
+from tests.app.api.helpers import (
+    SUPPORT_TOKEN,
+    add_agent,
+    bearer,
+    client_runtime,
+    register_player,
+)
 
 
 def _runtime(client: TestClient[Litestar]) -> ApiRuntime:
-    runtime = client.app.state.runtime
-    assert isinstance(runtime, ApiRuntime)
+    runtime: ApiRuntime = client_runtime(client)
     return runtime
-
-
-def _agent(client: TestClient[Litestar], name: str) -> str:
-    token, token_hash = issue_prefixed(AGENT_PREFIX)
-    _runtime(client).access.add_agent(name, token_hash)
-    return token
-
-
-def _player(client: TestClient[Litestar], name: str) -> dict[str, Any]:
-    response = client.post("/players", json={"name": name})
-    assert response.status_code == 201, response.text
-    return dict(response.json())
 
 
 def _seated_match(api: Api, players: list[dict[str, Any]], **table: Any) -> str:
@@ -63,7 +55,7 @@ def test_a_late_play_is_answered_turn_expired_and_kept_with_its_lateness(
 
     # then it is refused turn_expired, and support finds it with who, when and by how much
     assert (late.status_code, late.json()["error"]["code"]) == (409, "turn_expired")
-    agent = _agent(api.client, "nadia")
+    agent = add_agent(api.client, "nadia")
     refused = api.client.get(f"/support/matches/{match_id}/refused", headers=bearer(agent))
     assert refused.status_code == 200
     [record] = refused.json()["refused"]
@@ -96,7 +88,7 @@ def test_a_refusal_without_a_credential_is_only_counted(api: Api) -> None:
 def test_a_report_opens_a_case_the_second_joins_it_and_the_reporter_sees_only_status(
     api: Api,
 ) -> None:
-    amal, badr, carl = (_player(api.client, n) for n in ("Amal", "Badr", "Carl"))
+    amal, badr, carl = (register_player(api.client, n) for n in ("Amal", "Badr", "Carl"))
     match_id = _seated_match(api, [amal, badr], spectators=False)
     text = "<script>alert(1)</script> he \x1b[2J cheated"
 
@@ -120,7 +112,7 @@ def test_a_report_opens_a_case_the_second_joins_it_and_the_reporter_sees_only_st
     assert first.json()["case_id"] == second.json()["case_id"]
     assert (outsider.status_code, outsider.json()["error"]["code"]) == (403, "not_a_reporter")
     case_id = first.json()["case_id"]
-    agent = _agent(api.client, "omar")
+    agent = add_agent(api.client, "omar")
     case = api.client.get(f"/support/cases/{case_id}", headers=bearer(agent)).json()
     assert [r["text"] for r in case["reports"]] == [text, "rude"]  # stored as text, as written
     assert case["categories"] == ["abuse", "cheating"]
@@ -154,7 +146,7 @@ def test_a_report_opens_a_case_the_second_joins_it_and_the_reporter_sees_only_st
 
 
 def test_reports_are_limited_to_ten_a_day(api: Api) -> None:
-    amal, badr = _player(api.client, "Amal"), _player(api.client, "Badr")
+    amal, badr = register_player(api.client, "Amal"), register_player(api.client, "Badr")
     match_id = _seated_match(api, [amal, badr])
     codes = [
         api.client.post(
@@ -168,8 +160,8 @@ def test_reports_are_limited_to_ten_a_day(api: Api) -> None:
 
 
 def test_actions_need_a_named_agent_and_a_reason_and_change_nothing_otherwise(api: Api) -> None:
-    amal = _player(api.client, "Amal")
-    agent = _agent(api.client, "lina")
+    amal = register_player(api.client, "Amal")
+    agent = add_agent(api.client, "lina")
     desk = _runtime(api.client).desk
     path = f"/support/players/{amal['player_id']}/suspend"
 
@@ -192,9 +184,9 @@ def test_actions_need_a_named_agent_and_a_reason_and_change_nothing_otherwise(ap
 def test_a_suspended_player_is_refused_at_every_door_and_let_back_in_when_lifted(
     api: Api,
 ) -> None:
-    amal, badr = _player(api.client, "Amal"), _player(api.client, "Badr")
+    amal, badr = register_player(api.client, "Amal"), register_player(api.client, "Badr")
     played = _seated_match(api, [amal, badr])
-    agent = _agent(api.client, "sara")
+    agent = add_agent(api.client, "sara")
     player_path = f"/support/players/{amal['player_id']}"
     until = "2999-01-01T00:00:00.000000Z"
 
@@ -236,8 +228,8 @@ def test_a_suspended_player_is_refused_at_every_door_and_let_back_in_when_lifted
 
 
 def test_a_warning_shows_once_on_the_next_players_me(api: Api) -> None:
-    amal = _player(api.client, "Amal")
-    agent = _agent(api.client, "rami")
+    amal = register_player(api.client, "Amal")
+    agent = add_agent(api.client, "rami")
     api.client.post(
         f"/support/players/{amal['player_id']}/warn",
         json={"reason": "Please keep the chat polite."},
@@ -252,8 +244,8 @@ def test_a_warning_shows_once_on_the_next_players_me(api: Api) -> None:
 def test_players_who_share_a_name_are_told_apart_and_a_rename_keeps_the_old_name(
     api: Api,
 ) -> None:
-    one, two = _player(api.client, "Samir"), _player(api.client, "Samir")
-    agent = _agent(api.client, "huda")
+    one, two = register_player(api.client, "Samir"), register_player(api.client, "Samir")
+    agent = add_agent(api.client, "huda")
     found = api.client.get("/support/players", params={"q": "sam"}, headers=bearer(agent))
     hits = found.json()["players"]
     assert sorted(h["player_id"] for h in hits) == sorted([one["player_id"], two["player_id"]])
@@ -282,7 +274,7 @@ def test_players_who_share_a_name_are_told_apart_and_a_rename_keeps_the_old_name
 
 
 def test_a_revoked_agent_is_refused_on_every_support_route_at_once(api: Api) -> None:
-    agent = _agent(api.client, "tarek")
+    agent = add_agent(api.client, "tarek")
     assert api.client.get("/support/cases", headers=bearer(agent)).status_code == 200
     _runtime(api.client).access.revoke_agent("tarek")
     response = api.client.get("/support/cases", headers=bearer(agent))

@@ -12,31 +12,23 @@ import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
-from app.api.edges.tokens import AGENT_PREFIX, issue_prefixed
 from app.runtime.runtime import ApiRuntime
 from app.service import MatchService
 from domain.desk import ActionTaken, SideForfeited
 from domain.events import MatchEnded
 from tests.app.api.conftest import Api
-from tests.app.api.helpers import SUPPORT_TOKEN, bearer
+from tests.app.api.helpers import (
+    SUPPORT_TOKEN,
+    add_agent,
+    bearer,
+    client_runtime,
+    register_player,
+)
 
 
 def _runtime(client: TestClient[Litestar]) -> ApiRuntime:
-    runtime = client.app.state.runtime
-    assert isinstance(runtime, ApiRuntime)
+    runtime: ApiRuntime = client_runtime(client)
     return runtime
-
-
-def _agent(client: TestClient[Litestar], name: str) -> str:
-    token, token_hash = issue_prefixed(AGENT_PREFIX)
-    _runtime(client).access.add_agent(name, token_hash)
-    return token
-
-
-def _player(client: TestClient[Litestar], name: str) -> dict[str, Any]:
-    response = client.post("/players", json={"name": name})
-    assert response.status_code == 201, response.text
-    return dict(response.json())
 
 
 def _seated_match(api: Api, players: list[dict[str, Any]]) -> str:
@@ -70,11 +62,11 @@ def test_a_suspended_players_match_ends_as_a_forfeit_of_their_side(
     api: Api, api_service: MatchService
 ) -> None:
     # given Amal and Badr in a match in play, a case on it, and Amal suspended
-    amal, badr = _player(api.client, "Amal"), _player(api.client, "Badr")
+    amal, badr = register_player(api.client, "Amal"), register_player(api.client, "Badr")
     match_id = _seated_match(api, [amal, badr])
     _one_play(api, match_id, [amal, badr])
     case_id = _case_on(api, match_id, badr)
-    agent = _agent(api.client, "sara")
+    agent = add_agent(api.client, "sara")
     suspended = api.client.post(
         f"/support/players/{amal['player_id']}/suspend",
         json={"reason": "abuse", "case_id": case_id},
@@ -128,11 +120,11 @@ def test_a_forfeit_is_refused_without_a_reason_off_the_table_or_after_the_end(
     api: Api, api_service: MatchService
 ) -> None:
     # given Amal and Badr in a match in play, Dana elsewhere, a table still waiting
-    amal, badr = _player(api.client, "Amal"), _player(api.client, "Badr")
-    dana = _player(api.client, "Dana")
+    amal, badr = register_player(api.client, "Amal"), register_player(api.client, "Badr")
+    dana = register_player(api.client, "Dana")
     match_id = _seated_match(api, [amal, badr])
     waiting = api.create()["match_id"]
-    agent = _agent(api.client, "omar")
+    agent = add_agent(api.client, "omar")
     path = f"/support/matches/{match_id}/forfeit"
     events_before = len(api_service.events(match_id))
 
@@ -194,9 +186,9 @@ def test_at_four_seats_the_partner_loses_with_the_forfeiting_seat(
     api: Api, api_service: MatchService, by: str
 ) -> None:
     # given four players at a four-seat table: seats 0 and 2 one side, 1 and 3 the other
-    players = [_player(api.client, name) for name in ("Amal", "Badr", "Dana", "Eyad")]
+    players = [register_player(api.client, name) for name in ("Amal", "Badr", "Dana", "Eyad")]
     match_id = _seated_match(api, players)
-    agent = _agent(api.client, "lina")
+    agent = add_agent(api.client, "lina")
     named = {"seat": 3} if by == "seat" else {"player": players[3]["player_id"]}
 
     # when the agent ends it as a forfeit of seat 3's side (Eyad's)

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 ENDED_OR_MY_TURN = """() => {
@@ -117,3 +121,15 @@ def move_list(page: Any) -> list[int]:
             "els => els.map(e => e.dataset.seq)"
         )
     ]
+
+
+def add_agent(db: Path, name: str) -> str:
+    """A named support agent added with ``basra support add`` to the store ``db``; its token."""
+    out = subprocess.run(
+        [sys.executable, "-m", "cli.main", "support", "add", name, "--db", str(db)],
+        capture_output=True,
+        check=True,
+        env=os.environ,
+        text=True,
+    ).stdout
+    return out.strip()

@@ -6,9 +6,6 @@ text with markup stays text on the agent's page."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -16,21 +13,11 @@ import httpx
 import pytest
 
 from tests.e2e.web.conftest import screenshot, wait_for
+from tests.e2e.web.steps import add_agent
 
 pytestmark = pytest.mark.e2e
 
 HOSTILE = "<img src=x onerror=\"document.title='owned'\"> the bot knew my cards"
-
-
-def _agent(db: Path, name: str) -> str:
-    out = subprocess.run(
-        [sys.executable, "-m", "cli.main", "support", "add", name, "--db", str(db)],
-        capture_output=True,
-        check=True,
-        env=os.environ,
-        text=True,
-    ).stdout
-    return out.strip()
 
 
 def test_an_agent_investigates_a_bot_complaint_through_the_console(
@@ -71,7 +58,7 @@ def test_an_agent_investigates_a_bot_complaint_through_the_console(
     result = player.page.locator("[data-testid=report-result]")
     wait_for(lambda: "c-" in result.inner_text(), "the case id")
     # and an agent signs in to the console with its token and opens the case
-    token = _agent(db, "nadia")
+    token = add_agent(db, "nadia")
     agent = new_page()
     agent.goto("/support")
     agent.page.fill("[data-testid=token]", token)

@@ -14,9 +14,6 @@ Each is reported by the seat, and an agent signed in to the console opens the ca
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -28,6 +25,7 @@ import pytest
 from domain.times import utc_micros
 from tests.e2e.test_serve import serve_process
 from tests.e2e.web.conftest import NO_LIMITS, screenshot, wait_for
+from tests.e2e.web.steps import add_agent
 
 pytestmark = pytest.mark.e2e
 
@@ -43,17 +41,6 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path
     env = NO_LIMITS | {"BASRA_TURN_SECONDS": str(TURN_SECONDS)}
     with serve_process(folder, "--db", str(db), env=env) as (url, _process):
         yield url, db
-
-
-def _agent(db: Path, name: str) -> str:
-    out = subprocess.run(
-        [sys.executable, "-m", "cli.main", "support", "add", name, "--db", str(db)],
-        capture_output=True,
-        check=True,
-        env=os.environ,
-        text=True,
-    ).stdout
-    return out.strip()
 
 
 def _seated(url: str, seats: int, bots: list[int]) -> tuple[str, dict[str, str]]:
@@ -129,7 +116,7 @@ def test_my_card_was_played_for_me(served: tuple[str, Path], new_page: Any) -> N
     match_id, auth = _seated(url, 4, [1, 2, 3])
     deadline = _on_turn(url, match_id, auth)["deadline"]
     # when she lets it run out: the clock plays a card for her seat (R25) and she reports it
-    token = _agent(db, "nadia")
+    token = add_agent(db, "nadia")
     support = {"Authorization": f"Bearer {token}"}
 
     def clock_played() -> bool:
@@ -167,7 +154,7 @@ def test_i_clicked_in_time_but_the_clock_ran_out(served: tuple[str, Path], new_p
     assert (late.status_code, late.json()["error"]["code"]) == (409, "turn_expired")
     request_id = late.headers["x-request-id"]
     _report(url, match_id, auth, "clock", "I clicked in time but the clock ran out")
-    token = _agent(db, "omar")
+    token = add_agent(db, "omar")
     kept = httpx.get(
         f"{url}/support/matches/{match_id}/refused", headers={"Authorization": f"Bearer {token}"}
     ).json()["refused"]
@@ -202,7 +189,7 @@ def test_the_bot_saw_my_hand(served: tuple[str, Path], new_page: Any) -> None:
         assert played.status_code == 200, played.text
     _report(url, match_id, auth, "bot", "the bot saw my hand")
     # when the agent opens the match
-    page = _console(new_page, _agent(db, "sara"))
+    page = _console(new_page, add_agent(db, "sara"))
     shown = _open_match(page, match_id)
     # then every bot play is marked as re-derived from its own seat's view
     bot_rows = [

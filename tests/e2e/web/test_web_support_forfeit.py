@@ -4,9 +4,6 @@ action, on a ``basra serve`` of this module's own."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -14,19 +11,9 @@ import httpx
 import pytest
 
 from tests.e2e.web.conftest import screenshot, wait_for
+from tests.e2e.web.steps import add_agent
 
 pytestmark = pytest.mark.e2e
-
-
-def _agent(db: Path, name: str) -> str:
-    out = subprocess.run(
-        [sys.executable, "-m", "cli.main", "support", "add", name, "--db", str(db)],
-        capture_output=True,
-        check=True,
-        env=os.environ,
-        text=True,
-    ).stdout
-    return out.strip()
 
 
 def test_a_suspended_players_match_is_ended_from_their_page(
@@ -43,7 +30,7 @@ def test_a_suspended_players_match_is_ended_from_their_page(
     for seat, who in enumerate((amal, badr)):
         auth = {"Authorization": f"Bearer {who['token']}"}
         assert httpx.post(f"{url}/matches/{match_id}/seats/{seat}", headers=auth).status_code == 201
-    token = _agent(db, "lina")
+    token = add_agent(db, "lina")
     support = {"Authorization": f"Bearer {token}"}
     suspended = httpx.post(
         f"{url}/support/players/{amal['player_id']}/suspend",
