@@ -59,8 +59,9 @@ LEGACY = None
 SETUP_AT_ONCE = 16
 """Tables set up concurrently."""
 
-RETRY_AFTER_SECONDS = 5.0
-"""How long a refused table waits before it asks again (the server's Retry-After)."""
+RETRY_AFTER_SECONDS = (2.5, 7.5)
+"""How long a refused table waits before it asks again: about the server's Retry-After (5 s),
+at random, as people in a lobby do (all at the same moment, they would come back as a herd)."""
 
 
 def rss_bytes(pid: int) -> int:
@@ -123,11 +124,11 @@ async def one_step(
         return True
 
     async def arrive(k: int) -> None:
-        """Table ``k`` arrives at its time of the ramp; refused, it asks again after the
+        """Table ``k`` arrives at its time of the ramp; refused, it asks again after about the
         server's Retry-After, as a person in the lobby would, until the step ends."""
         await asyncio.sleep(k * args.arrive_over / tables)
         while not stopping and not await start_one(k):
-            await asyncio.sleep(RETRY_AFTER_SECONDS)
+            await asyncio.sleep(rng.uniform(*RETRY_AFTER_SECONDS))
 
     async def replace_when_ended(table: Table) -> None:
         await table.ended.wait()
@@ -338,7 +339,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=float,
         default=0.0,
         help="tables arrive spread over this many seconds, a refused one asking again after"
-        " 5 s (0: all set up before the step)",
+        " 2.5-7.5 s (0: all set up before the step)",
     )
     parser.add_argument("--stores", default="sqlite-1", help="sqlite-1,pg-1,pg-2")
     parser.add_argument("--idle-feeds", type=int, default=0, help="instead: N idle public feeds")

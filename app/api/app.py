@@ -92,6 +92,12 @@ async def ready(runtime: Runtime) -> HealthResponse:
     return HealthResponse("ok")
 
 
+def _store_wait_ms(app: Litestar) -> float:
+    """The median wait of ``app``'s last second of store calls for a thread (app.runtime.waits)."""
+    runtime = getattr(app.state, "runtime", None)
+    return runtime.waits.median_ms() if isinstance(runtime, ApiRuntime) else 0.0
+
+
 def _open_feeds(app: Litestar) -> int:
     """The feeds ``app``'s process holds open now (0 before it has started)."""
     runtime = getattr(app.state, "runtime", None)
@@ -176,7 +182,10 @@ def create_app(
     fixed_length_arrays(app.openapi_schema)  # built here, before it is first served
     document_limits(app.openapi_schema)
     shedding = Shedding(
-        HeadAsGet(NoStoreForCredentials(app.asgi_handler)), settings, lambda: _open_feeds(app)
+        HeadAsGet(NoStoreForCredentials(app.asgi_handler)),
+        settings,
+        lambda: _open_feeds(app),
+        lambda: _store_wait_ms(app),
     )
     app.asgi_handler = Observed(with_edge(shedding, settings, cors))
     return app

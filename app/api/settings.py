@@ -31,11 +31,10 @@ PRESENCE_EXPIRY_SECONDS = 30.0
 SHED_LAG_MS = 250.0
 """The event loop's lag (ms) past which a process sheds new work (``BASRA_SHED_LAG_MS``)."""
 
-SHED_CPU = 0.85
-"""The share of one core (the event loop thread's CPU time over the last second) past which a
-process whose loop is also late sheds new work (``BASRA_SHED_CPU``): the loop runs on one core,
-and past this share the tables already playing start to wait (docs/deploy.md, "Shedding
-load")."""
+SHED_WAIT_MS = 3.0
+"""The median wait (ms) of the last second's store calls for a thread past which a process
+sheds new work (``BASRA_SHED_WAIT_MS``): its calls queue, and the tables already playing wait
+with them (app/runtime/waits.py; docs/deploy.md, "Shedding load")."""
 
 MAX_BODY_BYTES = 16 * 1024
 """The largest request body accepted; every body of this API is far smaller."""
@@ -79,7 +78,7 @@ class ApiSettings:
     # tables, spectator feeds and lobby reads (0: never for lag), and the open feeds past which
     # it does (0: no cap).
     shed_lag_ms: float = SHED_LAG_MS
-    shed_cpu: float = SHED_CPU  # of one core, over the last second (0: never for CPU)
+    shed_wait_ms: float = SHED_WAIT_MS  # the store calls' median wait for a thread (0: never)
     max_feeds: int = 0
     # The rated pool's rating window: START, STEP, EVERY seconds, WIDEST (docs/api.md).
     pool_window: PoolWindow = field(default_factory=PoolWindow)
@@ -92,7 +91,7 @@ class ApiSettings:
         ``BASRA_TURN_SECONDS`` and ``BASRA_WAITING_MINUTES`` (docs/api.md, "The turn clock"),
         ``BASRA_PRESENCE_FOLLOW_SECONDS``, ``BASRA_PRESENCE_BEAT_SECONDS`` and
         ``BASRA_PRESENCE_EXPIRY_SECONDS`` (docs/api.md, "Connected now"),
-        ``BASRA_SHED_LAG_MS``, ``BASRA_SHED_CPU`` and ``BASRA_MAX_FEEDS`` (docs/deploy.md,
+        ``BASRA_SHED_LAG_MS``, ``BASRA_SHED_WAIT_MS`` and ``BASRA_MAX_FEEDS`` (docs/deploy.md,
         "Shedding load"),
         ``BASRA_POOL_WINDOW`` (docs/api.md, "Rated pool")."""
         env = os.environ if environ is None else environ
@@ -124,7 +123,7 @@ class ApiSettings:
                 "BASRA_PRESENCE_EXPIRY_SECONDS", env, PRESENCE_EXPIRY_SECONDS
             ),
             shed_lag_ms=float(env.get("BASRA_SHED_LAG_MS") or SHED_LAG_MS),
-            shed_cpu=float(env.get("BASRA_SHED_CPU") or SHED_CPU),
+            shed_wait_ms=float(env.get("BASRA_SHED_WAIT_MS") or SHED_WAIT_MS),
             max_feeds=int(env.get("BASRA_MAX_FEEDS") or 0),
             pool_window=parse_pool_window(env.get("BASRA_POOL_WINDOW", "")),
         ).checked()

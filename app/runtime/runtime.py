@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import time
 import weakref
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -19,6 +20,7 @@ from app.runtime.clock import TurnClock
 from app.runtime.facts import FactsCache
 from app.runtime.pool_sweep import PoolSweep
 from app.runtime.presence import Presence
+from app.runtime.waits import StoreWaits
 from app.service import MatchService
 from app.service.access import AccessService
 from app.service.clocks import fast_clock
@@ -145,6 +147,7 @@ class ApiRuntime:
         )
         # The store is synchronous (docs/architecture.md L6): a bounded pool of threads calls it.
         self._executor = _store_threads(settings.store_threads)
+        self.waits = StoreWaits()  # how long its calls waited for a thread (shedding)
         self.inline = _inline(settings.store_calls, service)
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
         service.add_listener(self._on_append)
@@ -179,7 +182,7 @@ class ApiRuntime:
         the store's threads"). A started call is never abandoned: the command it runs holds its
         match's lock until its append is answered, as with anyio's ``run_sync``.
         """
-        call = functools.partial(func, *args, **kwargs)
+        call = functools.partial(_noted, self.waits, time.monotonic(), func, *args, **kwargs)
         future = asyncio.get_running_loop().run_in_executor(self._executor, call)
         try:
             return await asyncio.shield(future)
@@ -217,6 +220,14 @@ class ApiRuntime:
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(asyncio.shield(waiting), STOP_WAIT_SECONDS)
         self.projections.close()  # opened again on first use if the app starts again
+
+
+def _noted(
+    waits: StoreWaits, submitted: float, func: Callable[P, T], *args: P.args, **kwargs: P.kwargs
+) -> T:
+    """Run ``func`` on a store thread, noting how long it waited for the thread."""
+    waits.note(submitted)
+    return func(*args, **kwargs)
 
 
 STOP_WAIT_SECONDS = 10.0

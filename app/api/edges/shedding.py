@@ -7,16 +7,13 @@ spectator's feed (``GET /matches/{id}/events`` without a token or ticket) and a 
 (``GET /matches``). Never refused: a play, a seat's view, a seated player's feed (opening or
 resuming), so a shed player never loses on the clock (R25).
 
-A process is overloaded while its event loop's thread used more than ``shed_cpu`` of one core
-over the last second and ran late at every probe of that second by ``CPU_LAG_MS`` or more: the
-loop is saturated, and past that share the tables already playing start to queue (its own CPU
-time: other processes on a busy machine do not count against it, and a loop that is busy but
-keeps up, as under a test's one request at a time, is not late); or while its event loop runs
-late by more than
-``shed_lag_ms`` (measured by a timer every ``PROBE_SECONDS``) at every one of the last
-``PROBES_KEPT`` probes, about a second: a loop that is saturated, not one pause of the
-collector or of a busy machine (a single late probe sheds nothing); or while it holds
-``max_feeds`` open feeds or more. Each
+A process is overloaded while its store calls queue: the median wait for a store thread of the
+last second's calls is past ``shed_wait_ms`` (app/runtime/waits.py; a process that keeps up
+picks each call up at once, however busy its core, and one serving a request at a time never
+has enough calls to count); or while its event loop runs late by more than ``shed_lag_ms`` (measured
+by a timer every ``PROBE_SECONDS``) at every one of the last ``PROBES_KEPT`` probes, about a
+second: a loop that is saturated, not one pause of the collector or of a busy machine (a
+single late probe sheds nothing); or while it holds ``max_feeds`` open feeds or more. Each
 refusal is counted in ``/metrics`` as ``basra_shed_total{kind}`` (``table``,
 ``spectator_feed``, ``lobby``). The check happens before routing, so a refused request reads
 nothing and changes nothing.
@@ -25,7 +22,6 @@ nothing and changes nothing.
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Callable
 from typing import Final
 
@@ -53,10 +49,6 @@ PROBE_SECONDS: Final = 0.1
 
 PROBES_KEPT: Final = 10
 """The last this many probes (about a second) must all be late for the loop to count as late."""
-
-CPU_LAG_MS: Final = 10.0
-"""With its thread past ``shed_cpu``, the loop counts as saturated once every probe of the last
-second was at least this late (work is queueing behind it)."""
 
 _BODY: Final = (
     b'{"error":{"code":"overloaded","message":"this server is busy: retry after '
@@ -91,18 +83,8 @@ class LoopLag:
 
     def __init__(self) -> None:
         self._recent: list[float] = []
-        self._cpu: list[tuple[float, float]] = []  # (loop time, loop thread's CPU s) a probe
         self._loop: asyncio.AbstractEventLoop | None = None
         self._due = 0.0
-
-    def cpu_share(self) -> float:
-        """The event loop thread's CPU time over the last ``PROBES_KEPT`` probes (about a
-        second), as a share of one core (0 until that many probes were made)."""
-        self.ensure()
-        if len(self._cpu) <= PROBES_KEPT:
-            return 0.0
-        (then, cpu_then), (now, cpu_now) = self._cpu[0], self._cpu[-1]
-        return (cpu_now - cpu_then) / max(now - then, 1e-6)
 
     def sustained_ms(self) -> float:
         """The least lateness of the last ``PROBES_KEPT`` probes, in ms: how late the loop has
@@ -118,7 +100,6 @@ class LoopLag:
         if self._loop is not loop:
             self._loop = loop
             self._recent = []
-            self._cpu = []
             self._due = loop.time() + PROBE_SECONDS
             loop.call_at(self._due, self._probe)
 
@@ -129,8 +110,6 @@ class LoopLag:
         now = loop.time()
         self._recent.append(max(0.0, now - self._due))
         del self._recent[:-PROBES_KEPT]
-        self._cpu.append((now, time.thread_time()))  # the probe runs on the loop's thread
-        del self._cpu[: -PROBES_KEPT - 1]
         self._due = now + PROBE_SECONDS
         loop.call_at(self._due, self._probe)
 
@@ -138,10 +117,17 @@ class LoopLag:
 class Shedding:
     """The ASGI edge that refuses sheddable requests while the process is overloaded."""
 
-    def __init__(self, app: ASGIApp, settings: ApiSettings, open_feeds: Callable[[], int]):
+    def __init__(
+        self,
+        app: ASGIApp,
+        settings: ApiSettings,
+        open_feeds: Callable[[], int],
+        store_wait_ms: Callable[[], float] = lambda: 0.0,
+    ):
         self.app = app
         self.settings = settings
         self.open_feeds = open_feeds
+        self.store_wait_ms = store_wait_ms
         self.lag = LoopLag()
 
     def overloaded(self) -> bool:
@@ -149,11 +135,7 @@ class Shedding:
         settings = self.settings
         if settings.max_feeds and self.open_feeds() >= settings.max_feeds:
             return True
-        if (
-            settings.shed_cpu
-            and self.lag.cpu_share() > settings.shed_cpu
-            and self.lag.sustained_ms() >= CPU_LAG_MS
-        ):
+        if settings.shed_wait_ms and self.store_wait_ms() > settings.shed_wait_ms:
             return True
         return bool(settings.shed_lag_ms) and self.lag.sustained_ms() > settings.shed_lag_ms
 
