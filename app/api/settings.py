@@ -31,10 +31,11 @@ PRESENCE_EXPIRY_SECONDS = 30.0
 SHED_LAG_MS = 250.0
 """The event loop's lag (ms) past which a process sheds new work (``BASRA_SHED_LAG_MS``)."""
 
-SHED_WAIT_MS = 3.0
+SHED_WAIT_MS = 0.0
 """The median wait (ms) of the last second's store calls for a thread past which a process
-sheds new work (``BASRA_SHED_WAIT_MS``): its calls queue, and the tables already playing wait
-with them (app/runtime/waits.py; docs/deploy.md, "Shedding load")."""
+sheds new work (``BASRA_SHED_WAIT_MS``; 0, the default: never for this): its calls queue, and
+the tables already playing wait with them (app/runtime/waits.py; docs/deploy.md, "Shedding
+load", says what it gains and costs)."""
 
 MAX_BODY_BYTES = 16 * 1024
 """The largest request body accepted; every body of this API is far smaller."""

@@ -40,8 +40,8 @@ def test_waits_older_than_a_second_no_longer_count() -> None:
 
 
 def test_a_process_whose_calls_queue_sheds_and_one_that_keeps_up_does_not() -> None:
-    # given the shedding edge with the default bound (3 ms)
-    settings = ApiSettings()
+    # given the shedding edge with a bound of 3 ms
+    settings = ApiSettings(shed_wait_ms=3.0)
     queueing = Shedding(_nothing, settings, lambda: 0, lambda: settings.shed_wait_ms + 1)
     keeping_up = Shedding(_nothing, settings, lambda: 0, lambda: 0.2)
 
@@ -50,6 +50,13 @@ def test_a_process_whose_calls_queue_sheds_and_one_that_keeps_up_does_not() -> N
 
     # then only the one whose calls wait sheds
     assert asyncio.run(both()) == (True, False)
+    # and by default the bound is off: nothing sheds for waits
+    off = Shedding(_nothing, ApiSettings(), lambda: 0, lambda: 1000.0)
+    assert not asyncio.run(_overloaded(off))
+
+
+async def _overloaded(shedding: Shedding) -> bool:
+    return shedding.overloaded()
 
 
 THREADS = textwrap.dedent(
