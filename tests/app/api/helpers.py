@@ -18,6 +18,7 @@ from litestar import Litestar
 from app.api.app import create_app
 from app.api.server import FeedClosingServer, listening_socket
 from app.api.settings import ApiSettings
+from app.runtime.runtime import ApiRuntime
 from app.service import MatchService
 
 SUPPORT_TOKEN = "support-secret-for-tests"
@@ -303,10 +304,8 @@ class HttpSteps:
         return SseReader(url, bearer(token) | extra).start()
 
 
-def client_runtime(client: Any) -> Any:
-    """The runtime of a test client's app (an ``ApiRuntime``)."""
-    from app.runtime.runtime import ApiRuntime
-
+def client_runtime(client: Any) -> ApiRuntime:
+    """The runtime of a test client's app."""
     runtime = client.app.state.runtime
     assert isinstance(runtime, ApiRuntime)
     return runtime

@@ -6,10 +6,6 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from litestar import Litestar
-from litestar.testing import TestClient
-
-from app.runtime.runtime import ApiRuntime
 from app.service import MatchService
 from domain.times import utc_micros, utc_text_us
 from tests.app.api.conftest import Api
@@ -20,11 +16,6 @@ from tests.app.api.helpers import (
     client_runtime,
     register_player,
 )
-
-
-def _runtime(client: TestClient[Litestar]) -> ApiRuntime:
-    runtime: ApiRuntime = client_runtime(client)
-    return runtime
 
 
 def _seated_match(api: Api, players: list[dict[str, Any]], **table: Any) -> str:
@@ -74,7 +65,7 @@ def test_a_late_play_is_answered_turn_expired_and_kept_with_its_lateness(
             api.client.get(f"/support/matches/{match_id}/refused", headers=bearer(token))
         ).status_code == 403
     # and both pages were recorded in the access trail under the agent's name
-    trail = _runtime(api.client).access.access_log(agent="nadia")
+    trail = client_runtime(api.client).access.access_log(agent="nadia")
     assert sorted(r.what for r in trail) == ["investigation", "refused"]
 
 
@@ -82,7 +73,7 @@ def test_a_refusal_without_a_credential_is_only_counted(api: Api) -> None:
     match_id, _ = api.practice(seed="anon-refusal")
     response = api.play(match_id, "not-a-token", "7H")
     assert response.status_code == 401
-    assert _runtime(api.client).desk_records.refused(match_id).records == []
+    assert client_runtime(api.client).desk_records.refused(match_id).records == []
 
 
 def test_a_report_opens_a_case_the_second_joins_it_and_the_reporter_sees_only_status(
@@ -162,7 +153,7 @@ def test_reports_are_limited_to_ten_a_day(api: Api) -> None:
 def test_actions_need_a_named_agent_and_a_reason_and_change_nothing_otherwise(api: Api) -> None:
     amal = register_player(api.client, "Amal")
     agent = add_agent(api.client, "lina")
-    desk = _runtime(api.client).desk
+    desk = client_runtime(api.client).desk
     path = f"/support/players/{amal['player_id']}/suspend"
 
     blank = api.client.post(path, json={"reason": "  "}, headers=bearer(agent))
@@ -276,6 +267,6 @@ def test_players_who_share_a_name_are_told_apart_and_a_rename_keeps_the_old_name
 def test_a_revoked_agent_is_refused_on_every_support_route_at_once(api: Api) -> None:
     agent = add_agent(api.client, "tarek")
     assert api.client.get("/support/cases", headers=bearer(agent)).status_code == 200
-    _runtime(api.client).access.revoke_agent("tarek")
+    client_runtime(api.client).access.revoke_agent("tarek")
     response = api.client.get("/support/cases", headers=bearer(agent))
     assert (response.status_code, response.json()["error"]["code"]) == (401, "agent_revoked")

@@ -9,10 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from litestar import Litestar
-from litestar.testing import TestClient
 
-from app.runtime.runtime import ApiRuntime
 from app.service import MatchService
 from domain.desk import ActionTaken, SideForfeited
 from domain.events import MatchEnded
@@ -24,11 +21,6 @@ from tests.app.api.helpers import (
     client_runtime,
     register_player,
 )
-
-
-def _runtime(client: TestClient[Litestar]) -> ApiRuntime:
-    runtime: ApiRuntime = client_runtime(client)
-    return runtime
 
 
 def _seated_match(api: Api, players: list[dict[str, Any]]) -> str:
@@ -93,7 +85,7 @@ def test_a_suspended_players_match_ends_as_a_forfeit_of_their_side(
     assert last.caused_by == "support:sara"
     assert last.seq == body["seq"]
     # and only there: the agent's decision is in Amal's sanctions and in the case, with reason
-    desk = _runtime(api.client).desk
+    desk = client_runtime(api.client).desk
     forfeits = [e for e in desk.sanctions(amal["player_id"]) if isinstance(e, SideForfeited)]
     assert [(f.agent, f.match_id, f.seat, f.reason, f.case_id) for f in forfeits] == [
         ("sara", match_id, 0, "suspended for abuse", case_id)
@@ -166,7 +158,7 @@ def test_a_forfeit_is_refused_without_a_reason_off_the_table_or_after_the_end(
         "unknown match": (404, "match_not_found"),
         "waiting table": (422, "invalid_action"),
     }
-    desk = _runtime(api.client).desk
+    desk = client_runtime(api.client).desk
     assert len(api_service.events(match_id)) == events_before
     for who in (amal, badr, dana):
         assert desk.sanctions(who["player_id"]) == []
@@ -203,7 +195,7 @@ def test_at_four_seats_the_partner_loses_with_the_forfeiting_seat(
     last = api_service.events(match_id)[-1].event
     assert isinstance(last, MatchEnded)
     assert (last.winner, last.reason, last.seat) == (0, "forfeit", 3)
-    desk = _runtime(api.client).desk
+    desk = client_runtime(api.client).desk
     [fact] = desk.sanctions(players[3]["player_id"])
     assert isinstance(fact, SideForfeited) and fact.seat == 3
     assert all(not isinstance(e, ActionTaken) for e in desk.sanctions(players[1]["player_id"]))
