@@ -128,3 +128,47 @@ def test_the_schema_pages_render_every_operation_offline(new_page: Any, server: 
     # and both ran from this server: nothing was asked of another origin, nothing failed
     assert elsewhere == []
     assert console == []
+
+
+def test_every_table_option_is_in_the_lobby_and_bots_only_on_the_tables_seats(
+    new_page: Any, server: str
+) -> None:
+    # given the lobby
+    page = new_page()
+    page.goto("/")
+    form = page.page.locator("#create")
+    bot = {s: form.locator(f"input[name=bot][value='{s}']") for s in (1, 2, 3)}
+    # when a 2-seat table is chosen, then bots are offered on seat 1 only, and your seat is 0 or 1
+    form.locator("select[name=seats]").select_option("2")
+    assert bot[1].is_visible() and not bot[2].is_visible() and not bot[3].is_visible()
+    seats_offered = form.locator("select[name=seat] option").evaluate_all(
+        "os => os.filter(o => !o.hidden).map(o => o.value)"
+    )
+    assert seats_offered == ["0", "1"]
+    # and at 4 seats all three bot seats are offered
+    form.locator("select[name=seats]").select_option("4")
+    assert all(bot[s].is_visible() for s in (1, 2, 3))
+    # when a 2-seat table against the strong bot with its budget, closed, with a 45 s turn is made
+    form.locator("select[name=seats]").select_option("2")
+    bot[1].check()
+    form.locator("input[name=strong]").check()
+    form.locator("input[name=bot_budget]").fill("16")
+    form.locator("input[name=closed]").check()
+    form.locator("input[name=turn_seconds]").fill("45")
+    with page.page.expect_response(
+        lambda r: r.request.method == "POST" and r.url.endswith("/matches")
+    ) as answered:
+        form.locator("button[type=submit]").click()
+    body = answered.value.request.post_data_json
+    # then the table asked for has every option chosen
+    assert body["seats"] == 2 and body["bots"] == [1]
+    assert body["bot_kind"] == "strong" and body["bot_budget"] == 16
+    assert body["spectators"] is False and body["turn_seconds"] == 45
+    # and the server made it so, and the page opens its table
+    created = answered.value.json()
+    assert created["bots"] == [1] and created["bot_kind"] == "strong"
+    assert created["turn_seconds"] == 45 and created["spectators"] is False
+    page.page.wait_for_url("**/play/*")
+    # a closed table: nobody without a seat may watch it
+    public = httpx.get(f"{server}/matches/{created['match_id']}")
+    assert public.status_code == 403, public.text
