@@ -96,6 +96,9 @@ class Backend(abc.ABC):
     factory: InfrastructureFactory[Any]
     events: ApplicationRecorder
     """The match streams and the global log (table ``stored_events``)."""
+    gate: Callable[[], contextlib.AbstractContextManager[None]] = contextlib.nullcontext
+    """Entered around every statement of the backend's own (the store's gate of calls under
+    way, set by the store that owns it): closing waits for them, then refuses new ones."""
 
     # -- opening and closing ----------------------------------------------------------------
 

@@ -121,6 +121,8 @@ class MatchStore:
         self.identity = self.config.identity()
         self.mapper = EventMapper()
         self.calls = _CallsInFlight()
+        # The backend's own statements (presence, stream numbers, counters) pass the same gate.
+        backend.gate = self.calls.call
         self.streams = StreamKeys(backend)
         # Concurrent commands share one transaction, one flush and (PostgreSQL) one turn of
         # the events table's lock: docs/storage.md "Group commit".

@@ -74,7 +74,7 @@ class SqlBackend(Backend):
         """Statements in one transaction on the events recorder's own connections."""
         datastore: Any = getattr(self.events, "datastore")  # noqa: B009
         queries = self._queries()
-        with datastore.transaction(commit=commit) as cursor:
+        with self.gate(), datastore.transaction(commit=commit) as cursor:
 
             def run(statement: str, params: tuple[Any, ...]) -> list[Any]:
                 query = queries.get((statement, side))

@@ -83,6 +83,8 @@ SIDE_SCRIPT = textwrap.dedent(
                 records.record_presence(FeedConnected(n, f"m-{k}-{n % 3}", 0, "p"))
                 records.presence(f"m-{k}-0")
                 pool.read_after("rated", 0)
+                store.backend.presence_hold(f"proc-{k}", f"m-{k}-0", 0, float(n))
+                store.backend.presence_beat(f"proc-{k}", float(n), float(n) - 30.0)
             except StoreUnavailableError:
                 refused.append(1)
                 return
@@ -102,8 +104,8 @@ SIDE_SCRIPT = textwrap.dedent(
 
 
 def test_a_store_closed_under_support_and_pool_writers_refuses_them_and_does_not_crash() -> None:
-    # given six threads recording presence for support and reading the pool, in a fresh
-    # interpreter (the side tables beside the match streams)
+    # given six threads recording presence for support, reading the pool and beating the
+    # live presence rows, in a fresh interpreter (the tables beside the match streams)
     # when the store is closed while they write
     for _ in range(3):
         result = subprocess.run(
