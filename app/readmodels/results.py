@@ -33,6 +33,7 @@ from app.readmodels.cursors import (
     decode_cursor,
     encode_cursor,
 )
+from app.readmodels.rows import insert_rows
 from app.readmodels.runner import ProjectionRunner
 from app.readmodels.voids import UNRATED, VOID_TABLES, VOIDS_SCHEMA, reconcile_voids, stored_voids
 from app.store.decoding import TOPICS
@@ -454,38 +455,18 @@ class _Batch:
             for k, m in self.pending.items()
             if k not in ended
         ]
-        _insert(self.db, "pending", still, replace=True)
+        insert_rows(self.db, "pending", still, replace=True)
         for chunk in _chunks(self.ended):
             marks = ",".join("?" * len(chunk))
             self.db.table("pending").delete_where(f"match_id IN ({marks})", chunk)
-        _insert(self.db, "results", self.results, replace=False)  # a result is never replaced
-        _insert(self.db, "voided_results", self.set_aside, replace=False)
+        insert_rows(self.db, "results", self.results, replace=False)  # a result is never replaced
+        insert_rows(self.db, "voided_results", self.set_aside, replace=False)
         profiles = [
             msgspec.structs.asdict(p)
             | {"provisional": int(p.provisional), "sort_rating": -p.rating}
             for p in self.profiles.values()
         ]
-        _insert(self.db, "profiles", profiles, replace=True)
-
-
-def _insert(
-    db: sqlite_utils.Database, table: str, rows: list[dict[str, Any]], *, replace: bool
-) -> None:
-    """Insert ``rows`` (dicts of SQLite values, all with the same keys) in one statement.
-
-    sqlite-utils' ``insert_all`` converts every value it writes, which took about half a
-    batch's time here; these rows hold SQLite values already.
-    """
-    if not rows:
-        return
-    columns = list(rows[0])
-    verb = "INSERT OR REPLACE" if replace else "INSERT"
-    names = ", ".join(f"[{c}]" for c in columns)
-    marks = ", ".join("?" * len(columns))
-    db.conn.executemany(
-        f"{verb} INTO [{table}] ({names}) VALUES ({marks})",
-        [[row[c] for c in columns] for row in rows],
-    )
+        insert_rows(self.db, "profiles", profiles, replace=True)
 
 
 def _chunks(items: list[str], size: int = 500) -> Iterator[list[str]]:

@@ -16,6 +16,7 @@ from typing import Any, Final
 
 import sqlite_utils
 
+from app.readmodels.rows import insert_rows
 from app.readmodels.runner import write_transaction
 from app.store.desk_store import DeskStore
 from app.store.match_store import MatchStore
@@ -109,8 +110,8 @@ def replay_from(db: sqlite_utils.Database, position: int, voided: set[str]) -> N
             set_aside.extend(row | UNRATED for row in rows)
             continue
         kept.extend(apply_match(profiles, rows))
-    _insert(db, "results", kept)
-    _insert(db, "voided_results", set_aside)
+    insert_rows(db, "results", kept)
+    insert_rows(db, "voided_results", set_aside)
     _write_profiles(db, profiles)
 
 
@@ -196,22 +197,7 @@ def _write_profiles(db: sqlite_utils.Database, profiles: dict[str, dict[str, Any
         rows.append(
             profile | {"provisional": int(rating.provisional), "sort_rating": -rating.rating}
         )
-    _insert(db, "profiles", rows, replace=True)
-
-
-def _insert(
-    db: sqlite_utils.Database, table: str, rows: list[dict[str, Any]], *, replace: bool = False
-) -> None:
-    if not rows:
-        return
-    columns = list(rows[0])
-    verb = "INSERT OR REPLACE" if replace else "INSERT"
-    names = ", ".join(f"[{c}]" for c in columns)
-    marks = ", ".join("?" * len(columns))
-    db.conn.executemany(
-        f"{verb} INTO [{table}] ({names}) VALUES ({marks})",
-        [[row[c] for c in columns] for row in rows],
-    )
+    insert_rows(db, "profiles", rows, replace=True)
 
 
 def _idle_days(profile: dict[str, Any], at: str) -> float:
