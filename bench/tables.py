@@ -5,8 +5,10 @@ SSE feed, and ``--spectators`` public feeds. A seat behaves as the web table doe
 ``/view`` once when it loads, then folds every feed line (its own hand from ``cards_dealt``,
 whose turn from ``after``) and plays a card of its folded hand a think time after its turn
 begins (``--think uniform:1-3``, seconds; or ``exp:MEAN``). A table whose match ends is replaced
-by a new one. ``--tables`` is stepped (``250,500,750``); each step sets its tables up, warms up
-for ``--warmup`` seconds, then measures for ``--seconds``.
+by a new one. ``--tables`` is stepped (``250,500,750``); each step sets its tables up (a table
+refused with 503 asks again after about the server's Retry-After, as a person in the lobby
+would: the server admits new tables at the rate it can take), warms up for ``--warmup`` seconds,
+then measures for ``--seconds``.
 
 Reported per step: plays/s planned (tables / mean think) and done (answered 200), play p50/p99
 (sent → answered), push p50/p99 (sent → each other viewer's feed receiving its
@@ -58,6 +60,9 @@ LEGACY = None
 
 SETUP_AT_ONCE = 16
 """Tables set up concurrently."""
+
+SETUP_SECONDS = 300.0
+"""The longest a step waits for all its tables to be admitted before it measures anyway."""
 
 RETRY_AFTER_SECONDS = (2.5, 7.5)
 """How long a refused table waits before it asks again: about the server's Retry-After (5 s),
@@ -126,7 +131,8 @@ async def one_step(
     async def arrive(k: int) -> None:
         """Table ``k`` arrives at its time of the ramp; refused, it asks again after about the
         server's Retry-After, as a person in the lobby would, until the step ends."""
-        await asyncio.sleep(k * args.arrive_over / tables)
+        if args.arrive_over > 0:
+            await asyncio.sleep(k * args.arrive_over / tables)
         while not stopping and not await start_one(k):
             await asyncio.sleep(rng.uniform(*RETRY_AFTER_SECONDS))
 
@@ -152,8 +158,15 @@ async def one_step(
         await asyncio.sleep(args.arrive_over)
         say(f"  {len(live)} tables playing after {args.arrive_over:.0f} s of arrivals")
     else:
-        await asyncio.gather(*(start_one(k) for k in range(tables)))
-        say(f"  {len(live)} tables set up in {time.monotonic() - began:.0f} s; warming up")
+        # Refused (the server admits new tables at the rate it can take), a table asks again
+        # after about the Retry-After; the step measures once every table plays.
+        arrivals = [asyncio.create_task(arrive(k)) for k in range(tables)]
+        _, pending = await asyncio.wait(arrivals, timeout=SETUP_SECONDS)
+        say(
+            f"  {len(live)} tables set up in {time.monotonic() - began:.0f} s"
+            + (f" ({len(pending)} still refused)" if pending else "")
+            + "; warming up"
+        )
     await asyncio.sleep(args.warmup)
     cpu0, t0 = tree_cpu_seconds(pid), time.monotonic()
     live_at_start = len(live)

@@ -31,11 +31,16 @@ PRESENCE_EXPIRY_SECONDS = 30.0
 SHED_LAG_MS = 250.0
 """The event loop's lag (ms) past which a process sheds new work (``BASRA_SHED_LAG_MS``)."""
 
-SHED_WAIT_MS = 0.0
+SHED_WAIT_MS = 2.0
 """The median wait (ms) of the last second's store calls for a thread past which a process
-sheds new work (``BASRA_SHED_WAIT_MS``; 0, the default: never for this): its calls queue, and
-the tables already playing wait with them (app/runtime/waits.py; docs/deploy.md, "Shedding
-load", says what it gains and costs)."""
+admits new tables more slowly, and refuses spectator feeds and lobby reads once it lasts a
+second (``BASRA_SHED_WAIT_MS``; 0: never for this): its calls queue, and the tables already
+playing wait with them (app/api/edges/admission.py; docs/deploy.md, "Shedding load")."""
+
+SHED_CPU = 0.85
+"""The share of one core past which a process serving requests concurrently counts as full and
+admits new tables more slowly (``BASRA_SHED_CPU``; 0: never for this;
+app/api/edges/admission.py; docs/deploy.md, "Shedding load")."""
 
 MAX_BODY_BYTES = 16 * 1024
 """The largest request body accepted; every body of this API is far smaller."""
@@ -79,7 +84,8 @@ class ApiSettings:
     # tables, spectator feeds and lobby reads (0: never for lag), and the open feeds past which
     # it does (0: no cap).
     shed_lag_ms: float = SHED_LAG_MS
-    shed_wait_ms: float = SHED_WAIT_MS  # the store calls' median wait for a thread (0: never)
+    shed_wait_ms: float = SHED_WAIT_MS  # the store calls' median wait that slows admission
+    shed_cpu: float = SHED_CPU  # the share of a core that does
     max_feeds: int = 0
     # The rated pool's rating window: START, STEP, EVERY seconds, WIDEST (docs/api.md).
     pool_window: PoolWindow = field(default_factory=PoolWindow)
@@ -92,8 +98,8 @@ class ApiSettings:
         ``BASRA_TURN_SECONDS`` and ``BASRA_WAITING_MINUTES`` (docs/api.md, "The turn clock"),
         ``BASRA_PRESENCE_FOLLOW_SECONDS``, ``BASRA_PRESENCE_BEAT_SECONDS`` and
         ``BASRA_PRESENCE_EXPIRY_SECONDS`` (docs/api.md, "Connected now"),
-        ``BASRA_SHED_LAG_MS``, ``BASRA_SHED_WAIT_MS`` and ``BASRA_MAX_FEEDS`` (docs/deploy.md,
-        "Shedding load"),
+        ``BASRA_SHED_LAG_MS``, ``BASRA_SHED_WAIT_MS``, ``BASRA_SHED_CPU`` and
+        ``BASRA_MAX_FEEDS`` (docs/deploy.md, "Shedding load"),
         ``BASRA_POOL_WINDOW`` (docs/api.md, "Rated pool")."""
         env = os.environ if environ is None else environ
         token = env.get("BASRA_SUPPORT_TOKEN") or None
@@ -125,6 +131,7 @@ class ApiSettings:
             ),
             shed_lag_ms=float(env.get("BASRA_SHED_LAG_MS") or SHED_LAG_MS),
             shed_wait_ms=float(env.get("BASRA_SHED_WAIT_MS") or SHED_WAIT_MS),
+            shed_cpu=float(env.get("BASRA_SHED_CPU") or SHED_CPU),
             max_feeds=int(env.get("BASRA_MAX_FEEDS") or 0),
             pool_window=parse_pool_window(env.get("BASRA_POOL_WINDOW", "")),
         ).checked()

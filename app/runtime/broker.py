@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 import weakref
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Protocol
@@ -49,6 +50,10 @@ MAX_UNSENT_EVENTS = 1000
 
 MAX_UNSENT_BYTES = 1 << 20
 """Or this many bytes of lines (estimated from the feed's own line sizes)."""
+
+OWN_APPENDS_KEPT_SECONDS = 60.0
+"""How long an append of this process to a match nobody watched is remembered: far longer than
+the log's readers take to pass it (their wake for it is then skipped)."""
 
 LINE_BYTES_GUESS = 400
 """An event line's size before the feed has sent one (a ``card_played`` with its ``after``)."""
@@ -158,6 +163,12 @@ class EventBroker:
         # follower and the listener skip the log's entries up to it (they would only make every
         # feed of the match read the store for what it was already given).
         self._pushed_seq: dict[str, int] = {}
+        # The same for matches nobody watched when this process appended to them (a table being
+        # set up): a feed opened since read them from the store, so the log's entries for them
+        # would only make it read again. Written from the store's threads, oldest first (an
+        # update moves a match to the end), forgotten after ``OWN_APPENDS_KEPT_SECONDS``.
+        self._appended_unwatched: dict[str, tuple[int, float]] = {}
+        self._pruned_at = 0.0
         self.cut_off = 0  # feeds cut off for leaving too many events unsent
         self._open = 0
 
@@ -217,6 +228,7 @@ class EventBroker:
             if not subs:
                 del self._subs[sub.match_id]
                 self._pushed_seq.pop(sub.match_id, None)
+                self._prune_appended()
 
     def publish(self, match_id: str, events: list[RecordedEvent]) -> None:
         """Hand appended events to the match's streams (call on the event loop)."""
@@ -235,7 +247,13 @@ class EventBroker:
     def publish_threadsafe(self, match_id: str, events: list[RecordedEvent]) -> None:
         """The service's append listener: runs on a worker thread, hops to the loop."""
         loop = self._loop
-        if loop is None or loop.is_closed() or match_id not in self._subs:
+        if loop is None or loop.is_closed():
+            return
+        if match_id not in self._subs:
+            if events:
+                unwatched = self._appended_unwatched
+                unwatched.pop(match_id, None)  # to the end: the order is when last appended
+                unwatched[match_id] = (events[-1].seq, time.monotonic())
             return
         with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
             loop.call_soon_threadsafe(self.publish, match_id, list(events))
@@ -245,7 +263,7 @@ class EventBroker:
         loop = self._loop
         if loop is None or loop.is_closed() or match_id not in self._subs:
             return
-        if seq <= self._pushed_seq.get(match_id, 0):
+        if self._already_given(match_id, seq):
             return  # appended here and already pushed with its events
         with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
             loop.call_soon_threadsafe(self._seen, position, match_id, seq)
@@ -253,9 +271,32 @@ class EventBroker:
     def _seen(self, position: int, match_id: str, seq: int = 0) -> None:
         """A pushed log entry, on the loop: wake the match's streams (unless already pushed)."""
         self._position = max(self._position, position)
-        if seq and seq <= self._pushed_seq.get(match_id, 0):
+        if seq and self._already_given(match_id, seq):
             return
         self.publish(match_id, [])
+
+    def _already_given(self, match_id: str, seq: int) -> bool:
+        """Whether every feed of ``match_id`` has had its event ``seq`` or can read it without
+        being woken: this process appended it, and pushed it or nobody watched then."""
+        if seq <= self._pushed_seq.get(match_id, 0):
+            return True
+        appended = self._appended_unwatched.get(match_id)
+        return appended is not None and seq <= appended[0]
+
+    def _prune_appended(self) -> None:
+        """Forget this process's appends to unwatched matches once the log's readers are past
+        them (at most once a second; on the loop, while the store's threads add more)."""
+        now = time.monotonic()
+        if now - self._pruned_at < 1.0:
+            return
+        self._pruned_at = now
+        unwatched = self._appended_unwatched
+        while unwatched:
+            oldest = next(iter(unwatched))
+            appended = unwatched.get(oldest)
+            if appended is not None and now - appended[1] < OWN_APPENDS_KEPT_SECONDS:
+                return
+            unwatched.pop(oldest, None)
 
     async def _follow(self, offload: Offload) -> None:
         """One loop per process over the global notification log (not one per stream)."""
@@ -267,8 +308,9 @@ class EventBroker:
                 woken: set[str] = set()
                 for position, match_id, seq in rows:
                     self._position = max(self._position, position)
-                    if match_id in self._subs and seq > self._pushed_seq.get(match_id, 0):
+                    if match_id in self._subs and not self._already_given(match_id, seq):
                         woken.add(match_id)
+                self._prune_appended()
                 for match_id in woken:
                     self.publish(match_id, [])
                 if len(rows) < 1000:

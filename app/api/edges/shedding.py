@@ -7,16 +7,19 @@ spectator's feed (``GET /matches/{id}/events`` without a token or ticket) and a 
 (``GET /matches``). Never refused: a play, a seat's view, a seated player's feed (opening or
 resuming), so a shed player never loses on the clock (R25).
 
-A process is overloaded while its store calls queue: the median wait for a store thread of the
-last second's calls is past ``shed_wait_ms`` (app/runtime/waits.py; a process that keeps up
-picks each call up at once, however busy its core, and one serving a request at a time never
-has enough calls to count); or while its event loop runs late by more than ``shed_lag_ms`` (measured
-by a timer every ``PROBE_SECONDS``) at every one of the last ``PROBES_KEPT`` probes, about a
-second: a loop that is saturated, not one pause of the collector or of a busy machine (a
-single late probe sheds nothing); or while it holds ``max_feeds`` open feeds or more. Each
-refusal is counted in ``/metrics`` as ``basra_shed_total{kind}`` (``table``,
-``spectator_feed``, ``lobby``). The check happens before routing, so a refused request reads
-nothing and changes nothing.
+A new table is admitted at the rate the process can take (app/api/edges/admission.py): the
+rate halves while the median wait for a store thread of the last second's calls is past
+``shed_wait_ms`` (app/runtime/waits.py; a process that keeps up picks each call up at once,
+however busy its core, and one serving a request at a time never has enough calls to count)
+and grows back slowly while it is not. Spectator feeds and lobby reads are refused while the
+calls have queued for a second. Everything sheddable is refused while the event loop runs late
+by more than ``shed_lag_ms`` (measured by a timer every ``PROBE_SECONDS``) at every one of the
+last ``PROBES_KEPT`` probes, about a second: a loop that is saturated, not one pause of the
+collector or of a busy machine (a single late probe sheds nothing); or while the process holds
+``max_feeds`` open feeds or more. Each refusal is counted in ``/metrics`` as
+``basra_shed_total{kind}`` (``table``, ``spectator_feed``, ``lobby``), and the rate of new
+tables as ``basra_table_admission_rate``. The check happens before routing, so a refused
+request reads nothing and changes nothing.
 """
 
 from __future__ import annotations
@@ -34,12 +37,16 @@ from litestar.types import (
     Scope,
     Send,
 )
-from prometheus_client import Counter
+from prometheus_client import Counter, Gauge
 
+from app.api.edges.admission import FULL_CONCURRENCY, ProcessLoad, TableAdmission
 from app.api.edges.errors import OverloadedError
 from app.api.settings import ApiSettings
 
 SHED: Final = Counter("basra_shed", "Requests refused with 503 overloaded, by kind.", ["kind"])
+ADMISSION_RATE: Final = Gauge(
+    "basra_table_admission_rate", "New tables a second this process admits now."
+)
 
 RETRY_AFTER_SECONDS: Final = 5
 """How long a refused client waits before it asks again."""
@@ -76,6 +83,12 @@ def shed_kind(scope: Scope) -> str | None:
             return None  # a seat's (or support's) feed: never shed
         return "spectator_feed"
     return None
+
+
+def _counted(scope: Scope) -> bool:
+    """Whether a request counts towards how many a process serves at a time: an HTTP request
+    that is answered, not a feed held open for the match's length."""
+    return scope["type"] == ScopeType.HTTP and not scope["path"].rstrip("/").endswith("/events")
 
 
 class LoopLag:
@@ -129,23 +142,53 @@ class Shedding:
         self.open_feeds = open_feeds
         self.store_wait_ms = store_wait_ms
         self.lag = LoopLag()
+        self.load = ProcessLoad()
+        full = self._full if settings.shed_cpu or settings.shed_wait_ms else None
+        self.admission = TableAdmission(full)
+
+    def _full(self) -> bool:
+        """Whether the process was full since the last look (app/api/edges/admission.py): it
+        served more than ``FULL_CONCURRENCY`` requests at a time, and used ``shed_cpu`` of a
+        core or more or its store calls waited a median past ``shed_wait_ms``."""
+        concurrency, cpu_share = self.load.sample()
+        if concurrency < FULL_CONCURRENCY:
+            return False
+        settings = self.settings
+        if settings.shed_cpu and cpu_share >= settings.shed_cpu:
+            return True
+        return bool(settings.shed_wait_ms) and self.store_wait_ms() > settings.shed_wait_ms
 
     def overloaded(self) -> bool:
-        """True while the loop runs too late or too many feeds are open."""
+        """True while the loop runs too late or too many feeds are open: nothing new is taken."""
         settings = self.settings
         if settings.max_feeds and self.open_feeds() >= settings.max_feeds:
             return True
-        if settings.shed_wait_ms and self.store_wait_ms() > settings.shed_wait_ms:
-            return True
         return bool(settings.shed_lag_ms) and self.lag.sustained_ms() > settings.shed_lag_ms
+
+    def refuses(self, kind: str) -> bool:
+        """Whether a sheddable request of ``kind`` is refused now."""
+        if self.overloaded():
+            return True
+        admission = self.admission
+        # A new table takes a token; a spectator or a lobby read waits out a full process.
+        admitted = admission.admit() if kind == "table" else not admission.saturated()
+        ADMISSION_RATE.set(admission.rate)
+        return not admitted
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Refuse a sheddable request while overloaded; pass everything else through."""
         if scope["type"] == ScopeType.HTTP:
             self.lag.ensure()
         kind = shed_kind(scope)
-        if kind is None or not self.overloaded():
-            await self.app(scope, receive, send)
+        if kind is None or not self.refuses(kind):
+            if not _counted(scope):
+                await self.app(scope, receive, send)
+                return
+            self.load.started()
+            try:
+                await self.app(scope, receive, send)
+            finally:
+                self.load.ended()
             return
         SHED.labels(kind).inc()
         start: HTTPResponseStartEvent = {

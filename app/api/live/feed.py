@@ -40,6 +40,7 @@ from app.api.live.lines import MessageCache
 from app.api.table.after import after_of, presence_line
 from app.runtime.broker import EventBroker, Subscription
 from app.runtime.runtime import ApiRuntime
+from app.service import MatchService
 from domain.events import MatchEnded, RematchCreated
 from domain.evolve import evolve, fold
 from domain.recorded import RecordedEvent
@@ -76,6 +77,13 @@ def _contiguous(batches: list[list[RecordedEvent]], last: int) -> list[RecordedE
     return out
 
 
+def _state_and_stream(
+    service: MatchService, match_id: str
+) -> tuple[MatchState, list[RecordedEvent]]:
+    """The match's state and its whole stream (a store thread's call)."""
+    return service.load(match_id), service.events(match_id)
+
+
 async def open_feed(
     runtime: ApiRuntime, match_id: str, viewer: int, after: int, credential: str | None = None
 ) -> AsyncIterator[ServerSentEventMessage]:
@@ -88,12 +96,13 @@ async def open_feed(
     # Subscribe before reading the backlog: an append in between is then pushed, not lost.
     subscription = runtime.broker.subscribe(match_id)
     try:
-        state = await runtime.call(runtime.service.load, match_id)
+        # One call on a store thread for both: a table's feeds open as it is set up, three
+        # or five at once, and each hop to a thread costs the loop.
+        state, stream = await runtime.offload(_state_and_stream, runtime.service, match_id)
         if after > state.events:
             raise InvalidValueError(
                 f"Last-Event-ID {after} is past the match's last seq {state.events}"
             )
-        stream = await runtime.offload(runtime.service.events, match_id)
     except BaseException:
         subscription.close()
         raise

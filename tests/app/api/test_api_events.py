@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import httpx
@@ -16,6 +17,7 @@ from tests.app.api.conftest import Api
 from tests.app.api.helpers import (
     SUPPORT_TOKEN,
     HttpSteps,
+    SseReader,
     bearer,
     parse_sse,
     serving,
@@ -217,3 +219,38 @@ def test_a_quiet_feed_sends_keepalive_comments(api_app: Litestar) -> None:
 
     comments = [m.raw for m in reader.messages if m.data is None]
     assert any("keepalive" in raw for raw in comments)
+
+
+def test_a_feed_opened_on_a_table_set_up_here_does_not_read_the_store_again(
+    api_service: MatchService, api_settings: ApiSettings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # given a table set up by this process while nobody watched it (created, seated, dealt),
+    # its feed opened before the log's follower (every second) passed those appends
+    settings = ApiSettings(**{**api_settings.__dict__, "follow_every_seconds": 1.0})
+    api_app = create_app(api_service, settings=settings)
+    reads: list[tuple[str, int]] = []
+    events = api_service.events
+
+    def counted(match_id: str, after_seq: int = 0) -> list[object]:
+        reads.append((match_id, after_seq))
+        return events(match_id, after_seq)  # type: ignore[return-value]
+
+    with serving(api_app) as server, httpx.Client() as http:
+        steps = HttpSteps(http, server.url)
+        match_id, token = steps.practice(seed="quiet-setup")
+        monkeypatch.setattr(api_service, "events", counted)
+        # when a spectator's feed opens and the log's follower passes the table's appends
+        reader = SseReader(f"{server.url}/matches/{match_id}/events", {}).start()
+        wait_until(lambda: len(reader.messages) >= 2, "the backlog on the feed")
+        time.sleep(2.5)  # the follower passed the appends
+        opened_reads = list(reads)
+        # and a play is made here afterwards
+        played = steps.play_first_card(match_id, token)
+        reader.wait_for(played["seq"])
+        steps.leave(match_id, token)
+        messages = reader.join()
+
+    # then the feed read the store once, to open; the follower did not wake it to read again
+    assert opened_reads == [(match_id, 0)]
+    # and it still got every event, in order
+    assert [m.id for m in messages] == [r.seq for r in api_service.events(match_id)]

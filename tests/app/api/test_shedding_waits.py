@@ -2,19 +2,12 @@
 
 from __future__ import annotations
 
-import asyncio
 import subprocess
 import sys
 import textwrap
 import time
 
-from app.api.edges.shedding import Shedding
-from app.api.settings import ApiSettings
 from app.runtime.waits import MIN_CALLS, StoreWaits
-
-
-async def _nothing(*_: object) -> None:
-    return None
 
 
 def test_waits_count_once_there_are_enough_calls_in_the_last_second() -> None:
@@ -37,26 +30,6 @@ def test_waits_older_than_a_second_no_longer_count() -> None:
     time.sleep(1.05)
     # then the queue is over: nothing counts
     assert waits.median_ms() == 0.0
-
-
-def test_a_process_whose_calls_queue_sheds_and_one_that_keeps_up_does_not() -> None:
-    # given the shedding edge with a bound of 3 ms
-    settings = ApiSettings(shed_wait_ms=3.0)
-    queueing = Shedding(_nothing, settings, lambda: 0, lambda: settings.shed_wait_ms + 1)
-    keeping_up = Shedding(_nothing, settings, lambda: 0, lambda: 0.2)
-
-    async def both() -> tuple[bool, bool]:
-        return queueing.overloaded(), keeping_up.overloaded()
-
-    # then only the one whose calls wait sheds
-    assert asyncio.run(both()) == (True, False)
-    # and by default the bound is off: nothing sheds for waits
-    off = Shedding(_nothing, ApiSettings(), lambda: 0, lambda: 1000.0)
-    assert not asyncio.run(_overloaded(off))
-
-
-async def _overloaded(shedding: Shedding) -> bool:
-    return shedding.overloaded()
 
 
 THREADS = textwrap.dedent(

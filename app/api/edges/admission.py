@@ -1,0 +1,152 @@
+"""Admitting new tables at the rate a process can take them (docs/deploy.md, "Shedding load").
+
+A table admitted keeps playing for the whole match, so a process that takes more than it can
+serve makes every table already playing wait. The admission keeps a rate of new tables a
+second and a bucket of that many tokens: each new table takes one, and a table that finds
+none is refused (503 ``overloaded``, ``Retry-After``).
+
+Every ``TICK_SECONDS`` the rate is adjusted on whether the process was full over the tick
+(``ProcessLoad``: it served requests concurrently, and used most of a core or its store calls
+queued for a thread): while it is, the rate is halved (down to ``MIN_RATE``: tables that end are
+still replaced, slowly); while it is not, it grows by ``STEP`` (up to ``MAX_RATE``, far above
+any lobby's arrivals). Halving at once and growing
+slowly is how a shared link finds its rate (additive increase, multiplicative decrease): the
+process settles just below the load where its calls queue, a burst of tables set up on an
+idle process only slows the next ones, and refused tables come back at the pace the process
+frees room rather than as a wave.
+
+A process runs Python on one core at a time, so the share of a core it used is how full it is:
+past about 85% the tables already playing start to queue behind each other. A client asking
+one request at a time never fills a process however fast it asks (its requests never wait for
+each other), so a process that served fewer than ``FULL_CONCURRENCY`` requests at a time on
+average is never full.
+
+The rate and the load are kept on the event loop (one thread); nothing here is shared across
+threads.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Final
+
+TICK_SECONDS: Final = 0.5
+"""How often the rate is adjusted."""
+
+MAX_RATE: Final = 200.0
+"""The rate of a process that keeps up: there, every new table is admitted, however many."""
+
+MIN_RATE: Final = 0.5
+"""The fewest new tables a second (a saturated process still replaces tables that end)."""
+
+STEP: Final = 5.0
+"""What each tick without queueing adds to the rate (tables a second)."""
+
+FULL_CONCURRENCY: Final = 1.25
+"""Requests served at a time on average below which a process is never full: one client asking
+one request after another comes to at most 1."""
+
+SUSTAINED_TICKS: Final = 2
+"""Ticks in a row full after which spectator feeds and lobby reads are refused."""
+
+
+class ProcessLoad:
+    """How full the process was since the last look: requests at a time, share of a core."""
+
+    def __init__(
+        self,
+        clock: Callable[[], float] = time.monotonic,
+        cpu: Callable[[], float] = time.process_time,
+    ) -> None:
+        self._clock = clock
+        self._cpu_clock = cpu
+        self._in_flight = 0
+        self._changed = clock()
+        self._area = 0.0  # request-seconds served since the last look
+        self._looked = self._changed
+        self._cpu = cpu()
+
+    def started(self) -> None:
+        """A request (not a feed) began."""
+        self._count()
+        self._in_flight += 1
+
+    def ended(self) -> None:
+        """A request (not a feed) was answered."""
+        self._count()
+        self._in_flight -= 1
+
+    def sample(self) -> tuple[float, float]:
+        """Since the last look: requests served at a time on average, and the share of one
+        core the process used (all its threads)."""
+        self._count()
+        now, cpu = self._changed, self._cpu_clock()
+        wall = max(now - self._looked, 1e-9)
+        concurrency, share = self._area / wall, (cpu - self._cpu) / wall
+        self._area, self._looked, self._cpu = 0.0, now, cpu
+        return concurrency, share
+
+    def _count(self) -> None:
+        now = self._clock()
+        self._area += self._in_flight * (now - self._changed)
+        self._changed = now
+
+
+class TableAdmission:
+    """The rate of new tables a process admits, adjusted on whether it was full each tick."""
+
+    def __init__(
+        self,
+        full: Callable[[], bool] | None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._full = full
+        self._clock = clock
+        self.rate = MAX_RATE
+        self._tokens = MAX_RATE
+        self._at = clock()
+        self._next_tick = self._at + TICK_SECONDS
+        self._queued_ticks = 0
+
+    @property
+    def enabled(self) -> bool:
+        """False without a signal of a full process: every table is admitted."""
+        return self._full is not None
+
+    def admit(self) -> bool:
+        """Take a token for one new table: False when the process has no room for it now."""
+        if not self.enabled:
+            return True
+        self._refresh()
+        if self.rate >= MAX_RATE:
+            return True  # a process that keeps up counts nothing
+        if self._tokens >= 1.0:
+            self._tokens -= 1.0
+            return True
+        return False
+
+    def saturated(self) -> bool:
+        """True while the process was full for ``SUSTAINED_TICKS`` ticks in a row."""
+        if not self.enabled:
+            return False
+        self._refresh()
+        return self._queued_ticks >= SUSTAINED_TICKS
+
+    def _refresh(self) -> None:
+        now = self._clock()
+        if now >= self._next_tick:
+            ticks = int((now - self._next_tick) / TICK_SECONDS) + 1
+            self._next_tick += ticks * TICK_SECONDS
+            if self._full is not None and self._full():
+                # One halving per look: a process asked nothing for a while is judged once.
+                self.rate = max(MIN_RATE, self.rate / 2)
+                self._queued_ticks += 1
+            else:
+                self.rate = min(MAX_RATE, self.rate + STEP * ticks)
+                self._queued_ticks = 0
+        # The bucket holds at most one tick's worth at the rate: no wave after a pause.
+        self._tokens = min(
+            max(1.0, self.rate * TICK_SECONDS), self._tokens + (now - self._at) * self.rate
+        )
+        self._at = now
