@@ -14,8 +14,9 @@ Reported per step: plays/s planned (tables / mean think) and done (answered 200)
 (sent → answered), push p50/p99 (sent → each other viewer's feed receiving its
 ``card_played``), the server's CPU per play (its process tree, from /proc), its RSS and RSS per
 open feed (over the RSS it had before the tables), errors (anything but 200 and 503; broken
-connections), refusals (503), feed ids out of order, pushes never received, ``/view`` asked
-again after a gap, feeds the server closed that were resumed.
+connections), refusals (503), feed ids out of order, pushes never received (apart: those to a
+spectator's feed the server refused while it shed), ``/view`` asked again after a gap, feeds the
+server closed that were resumed.
 
 The server runs with every per-address limit off (one client address holds every table), so
 the figures are the process's own. Client and server each need about
@@ -210,6 +211,7 @@ async def one_step(
         "refused": tally.refused + tally.tables_refused,
         "out_of_order": tally.out_of_order,
         "missing": tally.missing,
+        "missing_shed": tally.missing_shed,
         "views_again": tally.views,
         "feeds_resumed": tally.feed_reopened,
         "error_kinds": dict(tally.error_kinds),
@@ -318,6 +320,7 @@ COLUMNS = (
     ("refused", "503s"),
     ("out_of_order", "out of order"),
     ("missing", "missing"),
+    ("missing_shed", "missing (shed spectators)"),
 )
 """The printed table's columns (key, heading); latencies in ms."""
 
@@ -358,6 +361,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--idle-feeds", type=int, default=0, help="instead: N idle public feeds")
     parser.add_argument("--idle-matches", type=int, default=1000, help="with --idle-feeds")
     parser.add_argument("--moves", type=int, default=200, help="with --idle-feeds: plays made")
+    parser.add_argument(
+        "--setups",
+        type=int,
+        default=0,
+        help="instead: set up N tables one after another (nobody plays) and report the server's"
+        " CPU per table set up",
+    )
     parser.add_argument("--code-before", type=Path, default=None, help="the checkout of before")
 
 
@@ -365,6 +375,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     """Run every step on every store and side; print a table per store; the rows."""
     if args.idle_feeds:
         return run_idle(args)
+    if args.setups:
+        return run_setups(args)
     steps = [int(n) for n in args.tables.split(",")]
     cases = [c for c in SERVE_CASES if c[0] in args.stores.split(",")]
     if any(store == "pg" for _, store, _ in cases) and not args.postgres:
@@ -396,6 +408,56 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     for label, rows in found.items():
         print(f"\n### {label}\n\n{table_text(rows)}")
     return found
+
+
+async def setup_step(port: int, pid: int, args: argparse.Namespace) -> dict[str, Any]:
+    """``--setups`` tables set up one after another, 20 ms apart, as the lobby sets them up
+    (a table, its seats, the spectator feeds, each seat's view and feed), nobody playing: the
+    server's CPU per table, over the CPU of the same time idle."""
+    tally = Tally()
+    think = think_time("uniform:100000-100001", random.Random(0))  # nobody plays
+    conn = Connection(port)
+    tables: list[Table] = []
+    for _ in range(3):  # the first requests' imports and caches
+        tables.append(Table(port, args.seats, args.spectators, think, tally))
+        await tables[-1].start(conn)
+    await asyncio.sleep(1.0)
+    idle0 = tree_cpu_seconds(pid)
+    await asyncio.sleep(2.0)
+    idle_per_s = (tree_cpu_seconds(pid) - idle0) / 2.0
+    cpu0, t0 = tree_cpu_seconds(pid), time.monotonic()
+    for _ in range(args.setups):
+        table = Table(port, args.seats, args.spectators, think, tally)
+        if not await table.start(conn):
+            raise SystemExit("a table was refused: run --setups on a quiet server")
+        tables.append(table)
+        await asyncio.sleep(0.02)
+    await asyncio.sleep(0.5)  # the last feeds' first lines
+    cpu = tree_cpu_seconds(pid) - cpu0 - idle_per_s * (time.monotonic() - t0)
+    for table in tables:
+        await table.stop()
+    await conn.close()
+    return {"tables": args.setups, "cpu_ms_per_setup": round(cpu * 1000 / args.setups, 2)}
+
+
+def run_setups(args: argparse.Namespace) -> dict[str, Any]:
+    """``--setups``: one SQLite process per side and run, sides interleaved; a row each."""
+    sides = [(None, "after")] + ([(args.code_before, "before")] if args.code_before else [])
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="bench-tables-") as tmp:
+        for repeat in range(args.repeats):
+            for tree, side in sides:
+                say(f"sqlite-1 {side}: {args.setups} tables set up (run {repeat + 1})")
+                with served_case(Path(tmp), SERVE_CASES[0], None, {}, tree) as (port, pid):
+                    row = run_loop(setup_step(port, pid, args))
+                row["side"] = side
+                say(f"  {row}")
+                rows.append(row)
+    print(f"## Server CPU per table set up ({args.seats} seats, {args.spectators} spectator(s))")
+    print("| side | tables | CPU ms per table set up |\n| --- | --- | --- |")
+    for row in rows:
+        print(f"| {row['side']} | {row['tables']} | {row['cpu_ms_per_setup']} |")
+    return {"setups": rows}
 
 
 def run_idle(args: argparse.Namespace) -> dict[str, Any]:

@@ -70,6 +70,7 @@ class Tally:
     out_of_order: int = 0  # feed ids that were not the previous id + 1
     feed_reopened: int = 0  # feeds the server closed that the client resumed
     missing: int = 0  # plays some other viewer's feed never received
+    missing_shed: int = 0  # the same, to a spectator's feed the server refused (shed) meanwhile
     tables_started: int = 0
     tables_refused: int = 0
     error_kinds: dict[str, int] = field(default_factory=dict)
@@ -93,6 +94,7 @@ class Feed:
         self.ready = asyncio.Event()
         self.task: asyncio.Task[None] | None = None
         self.stopped = False
+        self.shed = False  # refused at least once (503 overloaded): a spectator's feed
 
     def start(self, after: int, tally: Tally) -> None:
         """Open the feed after seq ``after`` in a task of its own."""
@@ -127,6 +129,7 @@ class Feed:
             if status[9:12] != b"200":
                 if status[9:12] == b"503":
                     tally.refused += 1
+                    self.shed = True
                 else:
                     tally.error(f"feed {status[9:12].decode()}")
                 self.ready.set()
@@ -318,7 +321,9 @@ class Table:
                 continue
             for feed in self.viewers(player):
                 arrived = feed.arrived.get(seq)
-                if arrived is None:
+                if arrived is None and feed.shed:
+                    self.tally.missing_shed += 1  # a spectator kept out while the server shed
+                elif arrived is None:
                     self.tally.missing += 1
                 else:
                     self.tally.pushes.append((sent, (arrived - sent) * 1000))

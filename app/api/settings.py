@@ -37,7 +37,7 @@ admits new tables more slowly, and refuses spectator feeds and lobby reads once 
 second (``BASRA_SHED_WAIT_MS``; 0: never for this): its calls queue, and the tables already
 playing wait with them (app/api/edges/admission.py; docs/deploy.md, "Shedding load")."""
 
-SHED_CPU = 0.85
+SHED_CPU = 0.9
 """The share of one core past which a process serving requests concurrently counts as full and
 admits new tables more slowly (``BASRA_SHED_CPU``; 0: never for this;
 app/api/edges/admission.py; docs/deploy.md, "Shedding load")."""

@@ -34,3 +34,14 @@ def test_tables_that_arrive_over_time_all_play_when_the_server_has_room(bench: B
     assert row["playing"] == "4-4"
     assert row["refused"] == 0 and row["errors"] == 0
     assert row["done_s"] > 0 and row["missing"] == 0
+
+
+@pytest.mark.slow
+def test_setups_report_the_servers_cpu_per_table_set_up(bench: Bench) -> None:
+    # Given twenty tables set up one after another on a quiet server
+    figures, text = bench("tables", "--setups", "20")
+    # Then the server's CPU per table set up is reported, and it is more than nothing
+    (row,) = figures["setups"]
+    assert row["side"] == "after" and row["tables"] == 20
+    assert row["cpu_ms_per_setup"] > 0
+    assert "CPU ms per table set up" in text

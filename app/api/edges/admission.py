@@ -7,16 +7,16 @@ none is refused (503 ``overloaded``, ``Retry-After``).
 
 Every ``TICK_SECONDS`` the rate is adjusted on whether the process was full over the tick
 (``ProcessLoad``: it served requests concurrently, and used most of a core or its store calls
-queued for a thread): while it is, the rate is halved (down to ``MIN_RATE``: tables that end are
+queued for a thread): while it is, the rate is cut by ``DECREASE`` (down to ``MIN_RATE``: tables that end are
 still replaced, slowly); while it is not, it grows by ``STEP`` (up to ``MAX_RATE``, far above
-any lobby's arrivals). Halving at once and growing
+any lobby's arrivals). Cutting at once and growing
 slowly is how a shared link finds its rate (additive increase, multiplicative decrease): the
 process settles just below the load where its calls queue, a burst of tables set up on an
 idle process only slows the next ones, and refused tables come back at the pace the process
 frees room rather than as a wave.
 
 A process runs Python on one core at a time, so the share of a core it used is how full it is:
-past about 85% the tables already playing start to queue behind each other. A client asking
+past about 90% the tables already playing start to queue behind each other. A client asking
 one request at a time never fills a process however fast it asks (its requests never wait for
 each other), so a process that served fewer than ``FULL_CONCURRENCY`` requests at a time on
 average is never full.
@@ -37,11 +37,16 @@ TICK_SECONDS: Final = 0.5
 MAX_RATE: Final = 200.0
 """The rate of a process that keeps up: there, every new table is admitted, however many."""
 
+DECREASE: Final = 0.75
+"""What each tick the process is full keeps of the rate: a quarter less, at once."""
+
 MIN_RATE: Final = 0.5
 """The fewest new tables a second (a saturated process still replaces tables that end)."""
 
-STEP: Final = 5.0
-"""What each tick without queueing adds to the rate (tables a second)."""
+STEP: Final = 2.0
+"""What each tick the process is not full adds to the rate (tables a second): slowly, since a
+table set up costs about ten plays, and a process that lets a crowd of refused tables back in at
+once stalls the tables already playing for as long as their set-ups take."""
 
 FULL_CONCURRENCY: Final = 1.25
 """Requests served at a time on average below which a process is never full: one client asking
@@ -139,8 +144,8 @@ class TableAdmission:
             ticks = int((now - self._next_tick) / TICK_SECONDS) + 1
             self._next_tick += ticks * TICK_SECONDS
             if self._full is not None and self._full():
-                # One halving per look: a process asked nothing for a while is judged once.
-                self.rate = max(MIN_RATE, self.rate / 2)
+                # One cut per look: a process asked nothing for a while is judged once.
+                self.rate = max(MIN_RATE, self.rate * DECREASE)
                 self._queued_ticks += 1
             else:
                 self.rate = min(MAX_RATE, self.rate + STEP * ticks)

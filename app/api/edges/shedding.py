@@ -8,10 +8,9 @@ spectator's feed (``GET /matches/{id}/events`` without a token or ticket) and a 
 resuming), so a shed player never loses on the clock (R25).
 
 A new table is admitted at the rate the process can take (app/api/edges/admission.py): the
-rate halves while the median wait for a store thread of the last second's calls is past
-``shed_wait_ms`` (app/runtime/waits.py; a process that keeps up picks each call up at once,
-however busy its core, and one serving a request at a time never has enough calls to count)
-and grows back slowly while it is not. Spectator feeds and lobby reads are refused while the
+rate is cut each half second the process is full (it serves more than one request at a time and
+uses ``shed_cpu`` of a core, or the median wait for a store thread of the last second's calls is
+past ``shed_wait_ms``: app/runtime/waits.py) and grows back slowly while it is not. Spectator feeds and lobby reads are refused while the
 calls have queued for a second. Everything sheddable is refused while the event loop runs late
 by more than ``shed_lag_ms`` (measured by a timer every ``PROBE_SECONDS``) at every one of the
 last ``PROBES_KEPT`` probes, about a second: a loop that is saturated, not one pause of the

@@ -1,4 +1,4 @@
-"""Admitting new tables at the rate a process can take: halved while store calls queue."""
+"""Admitting new tables at the rate a process can take: cut while it is full."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from app.api.edges.admission import (
+    DECREASE,
     MAX_RATE,
     MIN_RATE,
     STEP,
@@ -60,19 +61,19 @@ def test_a_process_that_keeps_up_admits_every_table_however_many() -> None:
     assert admission.rate == MAX_RATE
 
 
-def test_while_calls_queue_the_rate_halves_each_tick_down_to_the_floor() -> None:
+def test_while_the_process_is_full_the_rate_is_cut_each_tick_down_to_the_floor() -> None:
     # given a process whose calls queue past the bound
     clock = Clock()
     full = Full(True)
     admission = TableAdmission(full, clock)
     rates = []
     # when tables keep asking, tick after tick
-    for _ in range(12):
+    for _ in range(30):
         clock.now += TICK_SECONDS
         admission.admit()
         rates.append(admission.rate)
-    # then the rate halved at each tick and stopped at the floor
-    assert rates[:3] == [MAX_RATE / 2, MAX_RATE / 4, MAX_RATE / 8]
+    # then the rate was cut at each tick and stopped at the floor
+    assert rates[:3] == [MAX_RATE * DECREASE, MAX_RATE * DECREASE**2, MAX_RATE * DECREASE**3]
     assert rates[-1] == MIN_RATE
     # and over ten seconds at the floor it admits about the floor's rate
     admitted = _asked(admission, clock, 100, 10.0)
@@ -85,7 +86,7 @@ def test_once_the_queue_clears_the_rate_grows_back_slowly_then_admits_all() -> N
     clock = Clock()
     full = Full(True)
     admission = TableAdmission(full, clock)
-    _asked(admission, clock, 100, 10.0)
+    _asked(admission, clock, 100, 20.0)
     assert admission.rate == MIN_RATE
     # when its calls no longer queue
     full.full = False
@@ -170,7 +171,7 @@ def test_the_edge_refuses_new_tables_once_the_rate_runs_out() -> None:
     shedding = Shedding(_nothing, ApiSettings(shed_wait_ms=2.0), lambda: 0, full)
     clock = Clock()
     shedding.admission = TableAdmission(full, clock)
-    for _ in range(12):
+    for _ in range(30):
         clock.now += TICK_SECONDS
         shedding.admission.admit()
 
