@@ -6,14 +6,13 @@ second and a bucket of that many tokens: each new table takes one, and a table t
 none is refused (503 ``overloaded``, ``Retry-After``).
 
 Every ``TICK_SECONDS`` the rate is adjusted on whether the process was full over the tick
-(``ProcessLoad``: it served requests concurrently, and used most of a core or its store calls
-queued for a thread): while it is, the rate is cut by ``DECREASE`` (down to ``MIN_RATE``: tables that end are
-still replaced, slowly); while it is not, it grows by ``STEP`` (up to ``MAX_RATE``, far above
-any lobby's arrivals). Cutting at once and growing
-slowly is how a shared link finds its rate (additive increase, multiplicative decrease): the
-process settles just below the load where its calls queue, a burst of tables set up on an
-idle process only slows the next ones, and refused tables come back at the pace the process
-frees room rather than as a wave.
+(``ProcessLoad``: it served requests concurrently, and used most of a core or its store calls queued
+for a thread): while it is, the rate is cut by ``DECREASE`` (down to ``MIN_RATE``: tables that end
+are still replaced, slowly); while it is not, it grows by ``STEP`` (up to ``MAX_RATE``, far above
+any lobby's arrivals). Cutting at once and growing slowly is how a shared link finds its rate
+(additive increase, multiplicative decrease): the process settles just below the load where its
+calls queue, a burst of tables set up on an idle process only slows the next ones, and refused
+tables come back at the pace the process frees room rather than as a wave.
 
 A process runs Python on one core at a time, so the share of a core it used is how full it is:
 past about 90% the tables already playing start to queue behind each other. A client asking
