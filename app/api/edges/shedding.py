@@ -11,14 +11,14 @@ A new table is admitted at the rate the process can take (app/api/edges/admissio
 cut each half second the process is full (it serves more than one request at a time and uses
 ``shed_cpu`` of a core, or the median wait for a store thread of the last second's calls is past
 ``shed_wait_ms``: app/runtime/waits.py) and grows back slowly while it is not. Spectator feeds and
-lobby reads are refused while the process has been full for a second. Everything sheddable is refused
-while the event loop runs late by more than ``shed_lag_ms`` (measured by a timer every
+lobby reads are refused while the process has been full for a second. Everything sheddable is
+refused while the event loop runs late by more than ``shed_lag_ms`` (measured by a timer every
 ``PROBE_SECONDS``) at every one of the last ``PROBES_KEPT`` probes, about a second: a loop that is
 saturated, not one pause of the collector or of a busy machine (a single late probe sheds nothing);
-or while the process holds ``max_feeds`` open feeds or more. Each refusal is counted in ``/metrics``
-as ``basra_shed_total{kind}`` (``table``, ``spectator_feed``, ``lobby``), and the rate of new tables
-as ``basra_table_admission_rate``. The check happens before routing, so a refused request reads
-nothing and changes nothing.
+or while the process holds ``max_feeds`` open feeds or more. Each refusal is counted in
+``/metrics`` as ``basra_shed_total{kind}`` (``table``, ``spectator_feed``, ``lobby``), and the rate
+of new tables as ``basra_table_admission_rate``. The check happens before routing, so a refused
+request reads nothing and changes nothing.
 """
 
 from __future__ import annotations
