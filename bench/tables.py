@@ -40,7 +40,7 @@ import random
 import resource
 import tempfile
 import time
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
@@ -442,17 +442,9 @@ async def setup_step(port: int, pid: int, args: argparse.Namespace) -> dict[str,
 
 def run_setups(args: argparse.Namespace) -> dict[str, Any]:
     """``--setups``: one SQLite process per side and run, sides interleaved; a row each."""
-    sides = [(None, "after")] + ([(args.code_before, "before")] if args.code_before else [])
-    rows = []
-    with tempfile.TemporaryDirectory(prefix="bench-tables-") as tmp:
-        for repeat in range(args.repeats):
-            for tree, side in sides:
-                say(f"sqlite-1 {side}: {args.setups} tables set up (run {repeat + 1})")
-                with served_case(Path(tmp), SERVE_CASES[0], None, {}, tree) as (port, pid):
-                    row = run_loop(setup_step(port, pid, args))
-                row["side"] = side
-                say(f"  {row}")
-                rows.append(row)
+    rows = sqlite_sides(
+        args, f"{args.setups} tables set up", args.repeats, lambda p, i: setup_step(p, i, args)
+    )
     print(f"## Server CPU per table set up ({args.seats} seats, {args.spectators} spectator(s))")
     print("| side | tables | CPU ms per table set up |\n| --- | --- | --- |")
     for row in rows:
@@ -460,20 +452,35 @@ def run_setups(args: argparse.Namespace) -> dict[str, Any]:
     return {"setups": rows}
 
 
+def sqlite_sides(
+    args: argparse.Namespace,
+    what: str,
+    repeats: int,
+    step: Callable[[int, int], Coroutine[Any, Any, dict[str, Any]]],
+) -> list[dict[str, Any]]:
+    """``step(port, pid)`` against one fresh SQLite server per side (after, and before with
+    ``--code-before``) and run, sides interleaved: its rows, each with its side."""
+    sides = [(None, "after")] + ([(args.code_before, "before")] if args.code_before else [])
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="bench-tables-") as tmp:
+        for repeat in range(repeats):
+            for tree, side in sides:
+                say(f"sqlite-1 {side}: {what} (run {repeat + 1})")
+                with served_case(Path(tmp), SERVE_CASES[0], None, {}, tree) as (port, pid):
+                    row = run_loop(step(port, pid))
+                row["side"] = side
+                say(f"  {row}")
+                rows.append(row)
+    return rows
+
+
 def run_idle(args: argparse.Namespace) -> dict[str, Any]:
     """``--idle-feeds``: one SQLite process per side; a row per side."""
     limit = raise_open_files(args.idle_feeds + 200)
     say(f"per-address limits off; open files needed {args.idle_feeds + 200}, soft limit {limit}")
-    sides = [(None, "after")] + ([(args.code_before, "before")] if args.code_before else [])
-    rows = []
-    with tempfile.TemporaryDirectory(prefix="bench-tables-") as tmp:
-        for tree, side in sides:
-            say(f"sqlite-1 {side}: {args.idle_feeds} idle feeds")
-            with served_case(Path(tmp), SERVE_CASES[0], None, {}, tree) as (port, pid):
-                row = run_loop(idle_step(port, pid, args))
-            row["side"] = side
-            say(f"  {row}")
-            rows.append(row)
+    rows = sqlite_sides(
+        args, f"{args.idle_feeds} idle feeds", 1, lambda p, i: idle_step(p, i, args)
+    )
     print(f"## {args.idle_feeds} idle feeds over {args.idle_matches} matches, {args.moves} moves")
     keys = ("side", "feeds", "rss_mb", "rss_kb_per_feed", "push_p50", "push_p99", "missing")
     print("| " + " | ".join(keys) + " |\n|" + " --- |" * len(keys))
