@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import threading
 import time
 import weakref
 from collections.abc import Awaitable, Callable, Sequence
@@ -168,6 +169,7 @@ class EventBroker:
         # would only make it read again. Written from the store's threads, oldest first (an
         # update moves a match to the end), forgotten after ``OWN_APPENDS_KEPT_SECONDS``.
         self._appended_unwatched: dict[str, tuple[int, float]] = {}
+        self._appended_lock = threading.Lock()  # its writers (store threads) and its pruning
         self._pruned_at = 0.0
         self.cut_off = 0  # feeds cut off for leaving too many events unsent
         self._open = 0
@@ -252,8 +254,9 @@ class EventBroker:
         if match_id not in self._subs:
             if events:
                 unwatched = self._appended_unwatched
-                unwatched.pop(match_id, None)  # to the end: the order is when last appended
-                unwatched[match_id] = (events[-1].seq, time.monotonic())
+                with self._appended_lock:
+                    unwatched.pop(match_id, None)  # to the end: the order is when last appended
+                    unwatched[match_id] = (events[-1].seq, time.monotonic())
             return
         with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
             loop.call_soon_threadsafe(self.publish, match_id, list(events))
@@ -285,18 +288,19 @@ class EventBroker:
 
     def _prune_appended(self) -> None:
         """Forget this process's appends to unwatched matches once the log's readers are past
-        them (at most once a second; on the loop, while the store's threads add more)."""
+        them (at most once a second; on the loop, under the lock the store's threads add more
+        under)."""
         now = time.monotonic()
         if now - self._pruned_at < 1.0:
             return
         self._pruned_at = now
         unwatched = self._appended_unwatched
-        while unwatched:
-            oldest = next(iter(unwatched))
-            appended = unwatched.get(oldest)
-            if appended is not None and now - appended[1] < OWN_APPENDS_KEPT_SECONDS:
-                return
-            unwatched.pop(oldest, None)
+        with self._appended_lock:
+            while unwatched:
+                oldest = next(iter(unwatched))
+                if now - unwatched[oldest][1] < OWN_APPENDS_KEPT_SECONDS:
+                    return
+                del unwatched[oldest]
 
     async def _follow(self, offload: Offload) -> None:
         """One loop per process over the global notification log (not one per stream)."""
