@@ -170,7 +170,6 @@ class EventBroker:
         # update moves a match to the end), forgotten after ``OWN_APPENDS_KEPT_SECONDS``.
         self._appended_unwatched: dict[str, tuple[int, float]] = {}
         self._appended_lock = threading.Lock()  # its writers (store threads) and its pruning
-        self._pruned_at = 0.0
         self.cut_off = 0  # feeds cut off for leaving too many events unsent
         self._open = 0
 
@@ -230,7 +229,6 @@ class EventBroker:
             if not subs:
                 del self._subs[sub.match_id]
                 self._pushed_seq.pop(sub.match_id, None)
-                self._prune_appended()
 
     def publish(self, match_id: str, events: list[RecordedEvent]) -> None:
         """Hand appended events to the match's streams (call on the event loop)."""
@@ -253,10 +251,11 @@ class EventBroker:
             return
         if match_id not in self._subs:
             if events:
-                unwatched = self._appended_unwatched
+                unwatched, now = self._appended_unwatched, time.monotonic()
                 with self._appended_lock:
                     unwatched.pop(match_id, None)  # to the end: the order is when last appended
-                    unwatched[match_id] = (events[-1].seq, time.monotonic())
+                    unwatched[match_id] = (events[-1].seq, now)
+                    self._forget_old_appends(now)
             return
         with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
             loop.call_soon_threadsafe(self.publish, match_id, list(events))
@@ -286,21 +285,16 @@ class EventBroker:
         appended = self._appended_unwatched.get(match_id)
         return appended is not None and seq <= appended[0]
 
-    def _prune_appended(self) -> None:
-        """Forget this process's appends to unwatched matches once the log's readers are past
-        them (at most once a second; on the loop, under the lock the store's threads add more
-        under)."""
-        now = time.monotonic()
-        if now - self._pruned_at < 1.0:
-            return
-        self._pruned_at = now
+    def _forget_old_appends(self, now: float) -> None:
+        """Drop the remembered appends older than ``OWN_APPENDS_KEPT_SECONDS``, oldest first,
+        as each new one is noted (the lock held): the memory stays that of the last minute's
+        tables, whether or not any feed ever closes."""
         unwatched = self._appended_unwatched
-        with self._appended_lock:
-            while unwatched:
-                oldest = next(iter(unwatched))
-                if now - unwatched[oldest][1] < OWN_APPENDS_KEPT_SECONDS:
-                    return
-                del unwatched[oldest]
+        while unwatched:
+            oldest = next(iter(unwatched))
+            if now - unwatched[oldest][1] < OWN_APPENDS_KEPT_SECONDS:
+                return
+            del unwatched[oldest]
 
     async def _follow(self, offload: Offload) -> None:
         """One loop per process over the global notification log (not one per stream)."""
@@ -314,7 +308,6 @@ class EventBroker:
                     self._position = max(self._position, position)
                     if match_id in self._subs and not self._already_given(match_id, seq):
                         woken.add(match_id)
-                self._prune_appended()
                 for match_id in woken:
                     self.publish(match_id, [])
                 if len(rows) < 1000:

@@ -1,5 +1,5 @@
-"""The broker remembers this process's appends to matches nobody watched: written from the
-store's threads, read and forgotten on the loop."""
+"""The broker remembers this process's appends to matches nobody watched: written and forgotten
+from the store's threads, read on the loop."""
 
 from __future__ import annotations
 
@@ -43,14 +43,19 @@ def test_an_own_append_to_an_unwatched_match_is_not_woken_for_but_anothers_is() 
 
 
 def test_own_appends_are_forgotten_once_old() -> None:
-    # given an append remembered long ago (the readers are long past it)
+    # given an append remembered long ago (the readers are long past it) and a recent one
     broker = EventBroker()
     broker._appended_unwatched["m-old"] = (3, 0.0)
     broker._appended_unwatched["m-new"] = (5, float("inf"))
-    # when the broker prunes
-    broker._prune_appended()
-    # then the old one is forgotten and the recent one kept
-    assert list(broker._appended_unwatched) == ["m-new"]
+
+    async def note_another() -> None:
+        # when this process appends to another match nobody watches
+        broker._loop = asyncio.get_running_loop()
+        broker.publish_threadsafe("m-next", [_recorded(1)])
+
+    asyncio.run(note_another())
+    # then the old one is forgotten as the new one is noted, and the recent ones kept
+    assert list(broker._appended_unwatched) == ["m-new", "m-next"]
     assert broker._already_given("m-new", 5) and not broker._already_given("m-old", 3)
 
 
@@ -61,16 +66,21 @@ THREADS = textwrap.dedent(
     from app.runtime.broker import EventBroker
     import sys
     sys.setswitchinterval(1e-5)
-    broker_module.OWN_APPENDS_KEPT_SECONDS = 0.0  # forget at once: pruning races the writers
+    broker_module.OWN_APPENDS_KEPT_SECONDS = 0.0  # forget at once: every writer prunes
     async def main() -> int:
         broker = EventBroker()
         broker._loop = asyncio.get_running_loop()
         stop = threading.Event()
+        failures: list[BaseException] = []
         def append(k: int) -> None:
             n = 0
-            while not stop.is_set():
-                n += 1
-                broker.publish_threadsafe(f"m-{k}-{n % 50}", [FakeRecorded(n)])
+            try:
+                while not stop.is_set():
+                    n += 1
+                    broker.publish_threadsafe(f"m-{k}-{n % 50}", [FakeRecorded(n)])
+            except BaseException as error:  # a thread's failure fails the script
+                failures.append(error)
+                raise
         threads = [threading.Thread(target=append, args=(k,), daemon=True) for k in range(8)]
         for t in threads:
             t.start()
@@ -79,15 +89,14 @@ THREADS = textwrap.dedent(
         ends = loop.time() + 1.0
         try:
             while loop.time() < ends:
-                broker._pruned_at = 0.0
-                broker._prune_appended()
-                broker._already_given("m-0-1", 1)
+                broker._already_given("m-0-1", 1)  # read on the loop, without the lock
                 looked += 1
                 await asyncio.sleep(0)
         finally:
             stop.set()
         for t in threads:
             t.join()
+        assert not failures, failures
         return looked
     class FakeRecorded:
         def __init__(self, seq: int) -> None:
@@ -97,8 +106,9 @@ THREADS = textwrap.dedent(
 )
 
 
-def test_appends_noted_from_eight_threads_while_the_loop_prunes_them() -> None:
-    # given eight store threads noting appends to unwatched matches while the loop prunes them
+def test_appends_noted_and_pruned_from_eight_threads_while_the_loop_reads_them() -> None:
+    # given eight store threads noting appends to unwatched matches, each pruning the old ones,
+    # while the loop reads them
     done = subprocess.run(
         [sys.executable, "-c", THREADS], capture_output=True, text=True, timeout=60
     )
