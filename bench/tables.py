@@ -387,7 +387,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         f"per-address limits off ({', '.join(NO_LIMITS)}); open files needed {needed}, "
         f"soft limit now {limit}"
     )
-    sides = [(None, "after")] + ([(args.code_before, "before")] if args.code_before else [])
+    sides = sides_of(args)
     found: dict[str, list[dict[str, Any]]] = {}
     with tempfile.TemporaryDirectory(prefix="bench-tables-") as tmp:
         for case in cases:
@@ -452,6 +452,11 @@ def run_setups(args: argparse.Namespace) -> dict[str, Any]:
     return {"setups": rows}
 
 
+def sides_of(args: argparse.Namespace) -> list[tuple[Path | None, str]]:
+    """(code tree, label) of each side: this checkout, then ``--code-before`` when given."""
+    return [(None, "after")] + ([(args.code_before, "before")] if args.code_before else [])
+
+
 def sqlite_sides(
     args: argparse.Namespace,
     what: str,
@@ -460,7 +465,7 @@ def sqlite_sides(
 ) -> list[dict[str, Any]]:
     """``step(port, pid)`` against one fresh SQLite server per side (after, and before with
     ``--code-before``) and run, sides interleaved: its rows, each with its side."""
-    sides = [(None, "after")] + ([(args.code_before, "before")] if args.code_before else [])
+    sides = sides_of(args)
     rows = []
     with tempfile.TemporaryDirectory(prefix="bench-tables-") as tmp:
         for repeat in range(repeats):
