@@ -155,6 +155,19 @@ def test_every_table_option_is_in_the_lobby_and_bots_only_on_the_tables_seats(
     form.locator("input[name=bot_budget]").fill("16")
     form.locator("input[name=closed]").check()
     form.locator("input[name=turn_seconds]").fill("45")
+    # (the answer is read as it passes: the page navigates away at once, and a response's
+    # body is gone from the browser once its page has left)
+    answers: list[dict[str, Any]] = []
+
+    def read_as_it_passes(route: Any) -> None:
+        if route.request.method != "POST":
+            route.continue_()
+            return
+        response = route.fetch()
+        answers.append(response.json())
+        route.fulfill(response=response)
+
+    page.page.route("**/matches", read_as_it_passes)
     with page.page.expect_response(
         lambda r: r.request.method == "POST" and r.url.endswith("/matches")
     ) as answered:
@@ -165,7 +178,8 @@ def test_every_table_option_is_in_the_lobby_and_bots_only_on_the_tables_seats(
     assert body["bot_kind"] == "strong" and body["bot_budget"] == 16
     assert body["spectators"] is False and body["turn_seconds"] == 45
     # and the server made it so, and the page opens its table
-    created = answered.value.json()
+    assert answered.value.status == 201 and len(answers) == 1
+    created = answers[0]
     assert created["bots"] == [1] and created["bot_kind"] == "strong"
     assert created["turn_seconds"] == 45 and created["spectators"] is False
     page.page.wait_for_url("**/play/*")
