@@ -12,6 +12,9 @@ from typing import Any
 ENDED_OR_MY_TURN = """() => {
   const result = document.querySelector('[data-testid=result]');
   if (result && !result.hidden) return 'ended';
+  // A turn is one with cards to play: between a hand's last play and the next deal the banner
+  // already says it is this seat's turn while the hand is still empty.
+  if (!document.querySelector('[data-testid=hand] [data-card]')) return null;
   return document.querySelector('[data-testid=banner] .turn.yours') ? 'turn' : null;
 }"""
 

@@ -367,6 +367,8 @@ function onKey(event) {
     return;
   }
   if (!truth || mine === null) return;
+  // Keys act on the current position, as a tap does: what is still being shown is caught up.
+  if ((event.key === "ArrowLeft" || event.key === "ArrowRight") && pacer.busy) catchUp();
   const hand = shown().hands[mine] || [];
   if (!hand.length) return;
   // Keys on the other controls (the move list, the result, the summary, links) are theirs.
