@@ -3,11 +3,12 @@
 Appends made in this process arrive through the service's listener (on a worker thread) and are
 handed to the event loop with ``call_soon_threadsafe`` (docs/architecture.md L6). Appends made
 by other processes (several workers on PostgreSQL, a CLI import) are found by one follower per
-process, which wakes the streams of the matches it saw: on PostgreSQL the database pushes them
-(LISTEN/NOTIFY, ``app.store.live.LogListener``), so they arrive within milliseconds; on other
-stores the follower reads the global notification log every ``follow_every`` seconds. A woken
-stream reads what it has not sent yet from the store, so nothing is lost or repeated whichever
-way the news came."""
+process: on PostgreSQL the database pushes them (LISTEN/NOTIFY, ``app.store.live.LogListener``)
+with the rows themselves, so they arrive within milliseconds and are handed to the match's
+streams as events, as this process's own are; on other stores the follower reads the global
+notification log every ``follow_every`` seconds and wakes the streams of the matches it saw. A
+stream handed events that do not follow what it sent, or woken without events, reads what it
+has not sent yet from the store, so nothing is lost or repeated whichever way the news came."""
 
 from __future__ import annotations
 
@@ -41,9 +42,12 @@ class Listener(Protocol):
         """Stop following."""
 
 
-Listen = Callable[[int, Callable[[int, str, int], None]], Listener | None]
-"""``listen(position, on_entry)``: a Listener calling ``on_entry(position, match id, seq)`` for
-each entry after ``position``, or None when the store cannot push (then the log is polled)."""
+LoadEvent = Callable[[], RecordedEvent]
+"""Decodes a pushed log entry's recorded event (called only for a match a feed here watches)."""
+
+Listen = Callable[[int, Callable[[int, str, int, LoadEvent], None]], Listener | None]
+"""``listen(position, on_entry)``: a Listener calling ``on_entry(position, match id, seq, load)``
+for each entry after ``position``, or None when the store cannot push (then the log is polled)."""
 
 
 MAX_UNSENT_EVENTS = 1000
@@ -260,22 +264,30 @@ class EventBroker:
         with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
             loop.call_soon_threadsafe(self.publish, match_id, list(events))
 
-    def _pushed(self, position: int, match_id: str, seq: int) -> None:
-        """The listener's callback (its own thread): hop to the loop when a stream listens."""
+    def _pushed(self, position: int, match_id: str, seq: int, load: LoadEvent) -> None:
+        """The listener's callback (its own thread): when a stream here listens, decode the
+        entry's event (the database pushed it whole) and hop to the loop with it."""
         loop = self._loop
         if loop is None or loop.is_closed() or match_id not in self._subs:
             return
         if self._already_given(match_id, seq):
             return  # appended here and already pushed with its events
+        try:
+            recorded: RecordedEvent | None = load()
+        except Exception:  # a row this build cannot read: the feeds read the store, and say so
+            recorded = None
         with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
-            loop.call_soon_threadsafe(self._seen, position, match_id, seq)
+            loop.call_soon_threadsafe(self._seen, position, match_id, seq, recorded)
 
-    def _seen(self, position: int, match_id: str, seq: int = 0) -> None:
-        """A pushed log entry, on the loop: wake the match's streams (unless already pushed)."""
+    def _seen(
+        self, position: int, match_id: str, seq: int = 0, recorded: RecordedEvent | None = None
+    ) -> None:
+        """A log entry of another process, on the loop: hand its event to the match's streams
+        (or, without it, wake them to read the store), unless they already have it."""
         self._position = max(self._position, position)
         if seq and self._already_given(match_id, seq):
             return
-        self.publish(match_id, [])
+        self.publish(match_id, [recorded] if recorded is not None else [])
 
     def _already_given(self, match_id: str, seq: int) -> bool:
         """Whether every feed of ``match_id`` has had its event ``seq`` or can read it without

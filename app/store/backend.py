@@ -54,8 +54,8 @@ class LogRow(NamedTuple):
     state: bytes
 
 
-OnRow = Callable[[int, str, int], None]
-"""Told (position, stream name, seq) of each row the database pushes."""
+OnRow = Callable[[int, str, int, str, bytes], None]
+"""Told (position, stream name, seq, stored topic, state) of each row the database pushes."""
 
 Run = Callable[[str, tuple[Any, ...]], list[Any]]
 """One statement in an open transaction (``{t}`` the stream numbers' table, ``{e}`` the events'

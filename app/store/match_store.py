@@ -290,9 +290,15 @@ class MatchStore:
         """A listener pushed every log entry after ``position`` by the database (PostgreSQL
         LISTEN/NOTIFY), not started; None on stores that cannot push (poll ``log_after``)."""
         match_of = self.streams.match_of
+        to_recorded = self.mapper.to_recorded
 
-        def on_row(at: int, stream: str, seq: int) -> None:
-            on_entry(at, match_of(stream), seq)
+        def on_row(at: int, stream: str, seq: int, topic: str, state: bytes) -> None:
+            match_id = match_of(stream)
+
+            def recorded() -> RecordedEvent:
+                return to_recorded(StoredEvent(match_id, seq, topic, state))
+
+            on_entry(at, match_id, seq, recorded)
 
         return self.backend.listen(position, on_row)
 

@@ -47,6 +47,7 @@ from psycopg.rows import DictRow
 from app.config import PostgresSettings, StoreConfig
 from app.errors import StoreNotMigratedError, StoreUnavailableError
 from app.store.backend import MIGRATE_HINT, STORED_FORM, OnRow, translated_errors
+from app.store.live import notify_payload
 from app.store.sql import PRESENCE_INDEX, PRESENCE_SCHEMA, SqlBackend
 from app.store.streams import STREAMS_TABLE
 
@@ -360,24 +361,34 @@ class GuardedApplicationRecorder(PostgresApplicationRecorder):
                 f"{INSERT_MODE_VARIABLE} must be 'function' or 'library', not {mode!r}"
             )
         self.insert_by_function = mode == "function"
-        self.locked_insert_function = f"basra_insert_rows_{datastore.originator_id_type}"
+        self.locked_insert_function = f"basra_insert_notify_{datastore.originator_id_type}"
         schema = sql.Identifier(datastore.schema)
         # The library's own insert (POSTGRES_ENABLE_DB_FUNCTIONS) with the table's EXCLUSIVE lock
         # its pipelined insert takes: without the lock a follower of the log could pass an id
         # that commits later (L17). The rows come as four arrays, one a column, so that no
-        # composite type has to be read from the database when the recorder is made.
+        # composite type has to be read from the database when the recorder is made. The
+        # NOTIFY carries the rows themselves (the schema and their positions put in front of
+        # ``payload``, which the caller wrote: app.store.live.notify_payload), so that a process
+        # following the log has them without reading it; an empty payload says "read the log".
+        # (A channel is the database's, not the schema's: the schema says whose rows they are.)
         self.sql_create_statements.append(
             sql.SQL(
                 "CREATE OR REPLACE FUNCTION {schema}.{function}("
-                "ids {id_type}[], versions bigint[], topics text[], states bytea[]) "
-                "RETURNS SETOF bigint LANGUAGE plpgsql AS $BODY$ BEGIN"
+                "ids {id_type}[], versions bigint[], topics text[], states bytea[], payload text)"
+                " RETURNS SETOF bigint LANGUAGE plpgsql AS $BODY$"
+                " DECLARE positions bigint[]; BEGIN"
                 " SET LOCAL lock_timeout = '{lock_timeout}s';"
                 " LOCK TABLE {schema}.{table} IN EXCLUSIVE MODE;"
-                " NOTIFY {channel};"
-                " RETURN QUERY INSERT INTO {schema}.{table}"
+                " WITH inserted AS (INSERT INTO {schema}.{table}"
                 " (originator_id, originator_version, topic, state)"
                 " SELECT * FROM unnest(ids, versions, topics, states)"
-                " RETURNING notification_id;"
+                " RETURNING notification_id)"
+                " SELECT array_agg(notification_id ORDER BY notification_id) INTO positions"
+                " FROM inserted;"
+                " PERFORM pg_notify({channel}, CASE WHEN payload = '' THEN ''"
+                " ELSE {schema_name} || chr(9) || array_to_string(positions, ',')"
+                " || chr(10) || payload END);"
+                " RETURN QUERY SELECT unnest(positions);"
                 " END; $BODY$"
             ).format(
                 schema=schema,
@@ -385,13 +396,14 @@ class GuardedApplicationRecorder(PostgresApplicationRecorder):
                 id_type=sql.SQL(datastore.originator_id_type),
                 lock_timeout=sql.Literal(int(datastore.lock_timeout)),
                 table=sql.Identifier(self.events_table_name),
-                channel=sql.Identifier(self.channel_name),
+                channel=sql.Literal(self.channel_name),
+                schema_name=sql.Literal(datastore.schema),
             )
         )
         # The four arrays go as array literals in text (text_array, bytea_array), cast in
         # the statement.
         self._invoke_locked_insert = sql.SQL(
-            "SELECT * FROM {}.{}(%s::{id_type}[], %s::bigint[], %s::text[], %s::bytea[])"
+            "SELECT * FROM {}.{}(%s::{id_type}[], %s::bigint[], %s::text[], %s::bytea[], %s)"
         ).format(
             schema,
             sql.Identifier(self.locked_insert_function),
@@ -418,6 +430,7 @@ class GuardedApplicationRecorder(PostgresApplicationRecorder):
             "{" + ",".join(str(e.originator_version) for e in stored_events) + "}",
             text_array([e.topic for e in stored_events]),
             bytea_array([e.state for e in stored_events]),
+            notify_payload(stored_events),
         )
         with self.datastore.get_connection() as conn, conn.cursor() as cursor:
             cursor.execute(self._invoke_locked_insert, columns, prepare=True)

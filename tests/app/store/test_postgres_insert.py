@@ -1,5 +1,6 @@
 """PostgreSQL inserts through the store's database function (app/store/postgres.py, L23): the
-table's lock, the NOTIFY and the insert in one statement, the log's order kept."""
+table's lock, the NOTIFY (carrying the rows) and the insert in one statement, the log's order
+kept."""
 
 from __future__ import annotations
 
@@ -33,7 +34,7 @@ def test_appends_go_through_the_locked_function(
     recorder = pg_store.recorder
     assert isinstance(recorder, GuardedApplicationRecorder) and recorder.insert_by_function
     # then its function is in the schema, it takes the table's lock before inserting, and its
-    # rows come as four arrays, one a column
+    # rows come as four arrays, one a column, with the NOTIFY's payload of them beside
     with connect(postgres_settings) as connection:
         (body, arguments) = connection.execute(
             "SELECT prosrc, pg_get_function_arguments(p.oid) FROM pg_proc p"
@@ -41,8 +42,11 @@ def test_appends_go_through_the_locked_function(
             " WHERE n.nspname = %s AND p.proname = %s",
             (postgres_settings.schema, recorder.locked_insert_function),
         ).fetchone() or (None, None)
-    assert body is not None and "IN EXCLUSIVE MODE" in body and "NOTIFY" in body
-    assert arguments == "ids text[], versions bigint[], topics text[], states bytea[]"
+    assert body is not None and "IN EXCLUSIVE MODE" in body and "pg_notify" in body
+    assert body.index("IN EXCLUSIVE MODE") < body.index("INSERT INTO")
+    assert arguments == (
+        "ids text[], versions bigint[], topics text[], states bytea[], payload text"
+    )
     # (the library's own insert is not what runs below)
     from eventsourcing.postgres import PostgresApplicationRecorder
 
