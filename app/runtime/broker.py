@@ -45,7 +45,10 @@ class Listener(Protocol):
 LoadEvent = Callable[[], RecordedEvent]
 """Decodes a pushed log entry's recorded event (called only for a match a feed here watches)."""
 
-Listen = Callable[[int, Callable[[int, str, int, LoadEvent], None]], Listener | None]
+OnEntry = Callable[[int, str, int, LoadEvent], None]
+"""Told (position, match id, seq, load) of each log entry a Listener is pushed."""
+
+Listen = Callable[[int, OnEntry], Listener | None]
 """``listen(position, on_entry)``: a Listener calling ``on_entry(position, match id, seq, load)``
 for each entry after ``position``, or None when the store cannot push (then the log is polled)."""
 

@@ -15,7 +15,7 @@ from typing import Any, ParamSpec, Protocol, TypeVar
 from litestar.datastructures import State
 
 from app.readmodels.projections import Projections
-from app.runtime.broker import EventBroker
+from app.runtime.broker import EventBroker, Listen, Listener, LoadEvent, OnEntry
 from app.runtime.clock import TurnClock
 from app.runtime.facts import FactsCache
 from app.runtime.pool_sweep import PoolSweep
@@ -134,7 +134,8 @@ class ApiRuntime:
         self.desk_records, self.desk = open_desk(service.store, self.players, self._results_now)
         notifications = getattr(service, "notifications_after", None)
         # Other processes' appends: pushed by the database where it can (PostgreSQL), else polled.
-        listen = getattr(service.store, "listen", None)
+        store_listen = getattr(service.store, "listen", None)
+        listen = None if store_listen is None else functools.partial(self._listen, store_listen)
         self.broker = EventBroker(notifications, settings.follow_every_seconds, listen)
         # Which seats have a feed open on any process (app.runtime.presence).
         self.presence = Presence(
@@ -167,6 +168,35 @@ class ApiRuntime:
     def _on_append(self, match_id: str, events: list[Any]) -> None:
         self.facts.on_append(match_id, events)
         self.broker.publish_threadsafe(match_id, events)
+
+    def _listen(self, store_listen: Listen, position: int, on_entry: OnEntry) -> Listener | None:
+        """The store's listener (PostgreSQL), each entry first moving this process's caches of
+        its match on (``_heard_elsewhere``), then handed to ``on_entry`` (the broker)."""
+
+        def heard(at: int, match_id: str, seq: int, load: LoadEvent) -> None:
+            self._heard_elsewhere(match_id, seq, load)
+            on_entry(at, match_id, seq, load)
+
+        return store_listen(position, heard)
+
+    def _heard_elsewhere(self, match_id: str, seq: int, load: LoadEvent) -> None:
+        """A log entry the database pushed (the listener's thread): when this process caches the
+        match's state or facts right up to it, they take it in, so the next play, view, key
+        check or clock look here is decided without reading the store. Entries this process
+        appended itself are already in (the caches are past them) and are not decoded."""
+        state = self.service.cache.get(match_id)
+        facts = self.facts.cached(match_id)
+        wanted = (state is not None and state.events == seq - 1) or (
+            facts is not None and facts.upto == seq - 1
+        )
+        if not wanted:
+            return
+        try:
+            stored = load()
+        except Exception:  # a row this build cannot read: the next load reads it, and says so
+            return
+        self.service.heard_elsewhere(match_id, stored)
+        self.facts.on_append(match_id, [stored])
 
     async def call(self, func: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
         """Run a short store call: on the event loop when inline, else on a worker thread."""

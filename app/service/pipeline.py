@@ -24,6 +24,7 @@ from app.store.match_store import MatchStore
 from domain.chain import chained
 from domain.commands import AnyCommand
 from domain.errors import MatchAlreadyCreatedError, RulesRefusalError
+from domain.recorded import RecordedEvent
 from domain.state import INITIAL_STATE, MatchState
 from domain.times import later, utc_micros
 
@@ -63,6 +64,17 @@ class CommandPipeline:
     def load(self, match_id: str) -> MatchState:
         """The match's state after its last event (``state.events`` == last seq)."""
         return self.states.load(match_id)
+
+    def heard_elsewhere(self, match_id: str, stored: RecordedEvent) -> bool:
+        """Another process stored ``stored`` (the database pushed it, in the log's order):
+        this process's cached state and chain head of the match move on with it, so its next
+        command, load or turn clock look need not read the store. True when the state moved.
+
+        Only a cache moves, and only from the seq right before: a command decided on it is
+        appended at the next seq or refused as a conflict and decided again on the stored
+        state (``_run``), so a push that came late or never only costs a read."""
+        self.heads.put(match_id, stored.seq, stored.chain, stored.at)
+        return self.states.advance(match_id, stored)
 
     def add_listener(self, callback: Listener) -> None:
         """Call ``callback(match_id, events)`` after every successful append in this process."""

@@ -13,7 +13,8 @@ import logging
 from app.errors import MatchNotFoundError, StoreFaultError
 from app.store.cache import StateCache
 from app.store.match_store import MatchStore
-from domain.evolve import fold
+from domain.evolve import evolve, fold
+from domain.recorded import RecordedEvent
 from domain.state import INITIAL_STATE, MatchState
 
 log = logging.getLogger(__name__)
@@ -62,6 +63,16 @@ class MatchStates:
                 self.store.save_snapshot(match_id, state)
             except StoreFaultError as error:  # a snapshot is only a cache: the append stands
                 log.warning("snapshot of %s at %d not kept: %s", match_id, state.events, error)
+
+    def advance(self, match_id: str, recorded: RecordedEvent) -> bool:
+        """Fold an event another process stored into the cached state when it is the next one
+        (the database pushed it: app.store.live); True when the cache moved on. A state not
+        cached, or not at the seq before, is left for the next load to read."""
+        cached = self.cache.get(match_id)
+        if cached is None or cached.events != recorded.seq - 1:
+            return False
+        self.cache.put(match_id, evolve(cached, recorded.event))
+        return True
 
     def forget(self, match_id: str) -> None:
         """Drop the cached state (another writer moved the stream on)."""

@@ -294,9 +294,12 @@ class MatchStore:
 
         def on_row(at: int, stream: str, seq: int, topic: str, state: bytes) -> None:
             match_id = match_of(stream)
+            decoded: list[RecordedEvent] = []
 
             def recorded() -> RecordedEvent:
-                return to_recorded(StoredEvent(match_id, seq, topic, state))
+                if not decoded:  # decoded once, however many of the process's caches want it
+                    decoded.append(to_recorded(StoredEvent(match_id, seq, topic, state)))
+                return decoded[0]
 
             on_entry(at, match_id, seq, recorded)
 
