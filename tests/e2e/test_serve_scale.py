@@ -360,3 +360,53 @@ def test_the_read_models_two_processes_keep_equal_a_rebuild_after_a_mixed_load(
             models.close()
     finally:
         store.close()
+
+
+@pytest.mark.postgres
+def test_feeds_on_two_processes_get_every_event_in_order_while_plays_alternate_between_them(
+    tmp_path: Path, pg_url: str
+) -> None:
+    # given two server processes on one database, and six practice matches, each watched by its
+    # seat's feed on the second process and a spectator's feed on the first
+    with (
+        basra_serve(tmp_path, "--database-url", pg_url) as one,
+        basra_serve(tmp_path, "--database-url", pg_url) as two,
+        httpx.Client() as http,
+    ):
+        tables = [HttpSteps(http, one).practice(seed=f"e2e-scale-burst-{k}") for k in range(6)]
+        feeds = {
+            match_id: [
+                HttpSteps(http, two).feed(match_id, token),
+                SseReader(f"{one}/matches/{match_id}/events", {}).start(),
+            ]
+            for match_id, token in tables
+        }
+
+        def play_to_the_end(match_id: str, token: str) -> int:
+            # when every match is played to its end at once, each play through the other
+            # process than the one before (each reply of the bot is made where the play was)
+            with httpx.Client(timeout=30) as own:
+                sides = [HttpSteps(own, one), HttpSteps(own, two)]
+                view = sides[0].view(match_id, token)
+                turn = 0
+                while view["status"] == "playing":
+                    steps = sides[turn % 2]
+                    answer = steps.play(match_id, token, view["hand"][-1], seq=view["seq"])
+                    assert answer.status_code == 200, answer.text
+                    view = answer.json()["view"]
+                    turn += 1
+                return int(view["seq"])
+
+        with concurrent.futures.ThreadPoolExecutor(len(tables)) as pool:
+            lasts = dict(
+                zip(
+                    [m for m, _ in tables],
+                    pool.map(lambda table: play_to_the_end(*table), tables),
+                    strict=True,
+                )
+            )
+        # then every feed, on either process, holds every event of its match once, in order
+        for match_id, readers in feeds.items():
+            for reader in readers:
+                ids = [m.id for m in reader.join(timeout=60) if m.id is not None]
+                assert ids == list(range(1, lasts[match_id] + 1)), match_id
