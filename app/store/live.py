@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import contextlib
 import logging
 import threading
 from collections.abc import Callable, Sequence
@@ -162,14 +163,22 @@ class LogListener:
             if not conn.autocommit:
                 conn.commit()  # LISTEN takes effect when its transaction commits
             self.subscriptions += 1
-            # Listening first, then reading: a row committed in between is in the read or in
-            # a notification (or both: its position then says it was handed on).
-            self._read_log()
-            while not self._stopped.is_set():
-                for notification in conn.notifies(timeout=WAKE_SECONDS):
-                    self._take(notification.payload)
-                    if self._stopped.is_set():
-                        break
+            try:
+                # Listening first, then reading: a row committed in between is in the read or
+                # in a notification (or both: its position then says it was handed on).
+                self._read_log()
+                while not self._stopped.is_set():
+                    for notification in conn.notifies(timeout=WAKE_SECONDS):
+                        self._take(notification.payload)
+                        if self._stopped.is_set():
+                            break
+            finally:
+                # The connection goes back to the pool: it must not go on being sent every
+                # insert's rows for whoever takes it next.
+                with contextlib.suppress(Exception):
+                    conn.execute("UNLISTEN *")
+                    if not conn.autocommit:
+                        conn.commit()
 
     def _take(self, payload: str) -> None:
         """One notification: its rows, or a read of the log when it carries none."""
