@@ -30,6 +30,7 @@ from domain.fairness import deal_key, secret_from_text_seed
 from domain.recorded import RecordedEvent
 from domain.selfplay import play_match
 from domain.views import seat_view, support_view, table_view
+from tests.app.reads import counting_reads
 
 AT = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$")
 SECRET = secret_from_text_seed("service")
@@ -245,14 +246,7 @@ def test_a_play_on_a_current_cached_state_reads_nothing_before_its_append(
     # given a match this process has just stored (its cached state is the last seq)
     seated_match(service)
     state = service.load("m-h")
-    reads: list[str] = []
-    read = service.store.read
-
-    def counted(match_id: str, *args: object, **kwargs: object) -> list[RecordedEvent]:
-        reads.append(match_id)
-        return read(match_id, *args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(service.store, "read", counted)
+    reads = counting_reads(service, monkeypatch)
     # when alice plays at that seq, then the store is not read: the append's seq is the check
     recorded = service.play_card("m-h", 0, state.hands[0][0], expected_seq=state.events).events
     assert reads == []

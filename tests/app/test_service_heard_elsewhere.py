@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from app.service import MatchService
 from app.store.match_store import MatchStore
 from domain.fairness import secret_from_text_seed
-from domain.recorded import RecordedEvent
+from tests.app.reads import counting_reads
 
 SECRET = secret_from_text_seed("heard elsewhere")
 
@@ -20,19 +20,6 @@ def seated(service: MatchService, match_id: str) -> None:
     """A 2-seat match: seat 0 a person, seat 1 a bot; round 1 dealt."""
     service.create_match(ruleset="classic", seats=2, bots=(1,), secret=SECRET, match_id=match_id)
     service.take_seat(match_id, 0, "alice", token_id="t0", caused_by="seat:0/token:t0")
-
-
-def counting_reads(service: MatchService, monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The match ids the service's store is read for from now on."""
-    reads: list[str] = []
-    read = service.store.read
-
-    def counted(match_id: str, *args: object, **kwargs: object) -> list[RecordedEvent]:
-        reads.append(match_id)
-        return read(match_id, *args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(service.store, "read", counted)
-    return reads
 
 
 def test_a_play_after_events_heard_from_elsewhere_reads_nothing_before_its_append(

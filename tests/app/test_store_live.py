@@ -5,6 +5,8 @@ from __future__ import annotations
 import base64
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import msgspec
@@ -42,6 +44,20 @@ def wait_until(condition: object, seconds: float = 30.0) -> None:
     while not condition():  # type: ignore[operator]
         assert time.monotonic() < deadline, "condition not reached"
         time.sleep(0.01)
+
+
+@contextmanager
+def listening(store: MatchStore, on_entry: Any) -> Iterator[LogListener]:
+    """A started listener on ``store`` after its last position, once it has read the log (as
+    it does on connecting); stopped afterwards."""
+    listener = store.listen(store.max_position(), on_entry)
+    assert isinstance(listener, LogListener)
+    listener.start()
+    try:
+        wait_until(lambda: listener.reads == 1)
+        yield listener
+    finally:
+        listener.stop()
 
 
 def test_a_listener_is_pushed_every_entry_appended_by_another_handle_once_and_in_order(
@@ -93,11 +109,7 @@ def test_the_database_pushes_the_rows_so_the_listener_never_reads_the_log_for_th
         pytest.skip("only PostgreSQL pushes")
     # given a listener that has read the log once, as it does when it connects
     seen: list[RecordedEvent] = []
-    listener = store.listen(store.max_position(), lambda *entry: seen.append(entry[3]()))
-    assert isinstance(listener, LogListener)
-    listener.start()
-    try:
-        wait_until(lambda: listener.reads == 1)
+    with listening(store, lambda *entry: seen.append(entry[3]())) as listener:
         # when another handle appends twenty events, one or three at a time
         for seq in range(1, 11):
             other_store.append("one-by-one", [event_at(seq)])
@@ -106,8 +118,6 @@ def test_the_database_pushes_the_rows_so_the_listener_never_reads_the_log_for_th
         wait_until(lambda: len(seen) == 13)
         assert [e.seq for e in seen] == [*range(1, 11), 1, 2, 3]
         assert listener.reads == 1
-    finally:
-        listener.stop()
 
 
 def test_an_append_too_big_for_a_notification_is_read_from_the_log_in_its_place(
@@ -121,11 +131,7 @@ def test_an_append_too_big_for_a_notification_is_read_from_the_log_in_its_place(
         "the test's append must be too big for a payload"
     )
     seen: list[tuple[int, str, int]] = []
-    listener = store.listen(store.max_position(), lambda *entry: seen.append(entry[:3]))
-    assert isinstance(listener, LogListener)
-    listener.start()
-    try:
-        wait_until(lambda: listener.reads == 1)
+    with listening(store, lambda *entry: seen.append(entry[:3])) as listener:
         # when another handle appends them, then one small event after
         other_store.append("big", big)
         other_store.append("small", [event_at(1)])
@@ -134,8 +140,6 @@ def test_an_append_too_big_for_a_notification_is_read_from_the_log_in_its_place(
         log = store.log_after(0, 1000)
         assert seen == [(e.position, e.match_id, e.seq) for e in log]
         assert listener.reads == 2
-    finally:
-        listener.stop()
 
 
 def test_rows_of_another_schema_on_the_same_channel_are_passed_over(
@@ -147,21 +151,17 @@ def test_rows_of_another_schema_on_the_same_channel_are_passed_over(
     settings = msgspec.structs.replace(postgres_settings, schema=postgres_settings.schema + "_b")
     elsewhere = MatchStore.open(StoreConfig(kind="postgres", postgres=settings))
     seen: list[tuple[int, str, int]] = []
-    listener = store.listen(store.max_position(), lambda *entry: seen.append(entry[:3]))
-    assert isinstance(listener, LogListener)
-    listener.start()
     try:
-        wait_until(lambda: listener.reads == 1)
-        # when the other schema's store appends, then this one does
-        elsewhere.append("theirs", [event_at(1), event_at(2)])
-        store.append("ours", [event_at(1)])
-        # then only this schema's row is handed on, without reading the log for theirs
-        wait_until(lambda: len(seen) == 1)
-        time.sleep(0.3)  # (theirs came first: anything of theirs would be here by now)
-        assert [(match_id, seq) for _, match_id, seq in seen] == [("ours", 1)]
-        assert listener.reads == 1
+        with listening(store, lambda *entry: seen.append(entry[:3])) as listener:
+            # when the other schema's store appends, then this one does
+            elsewhere.append("theirs", [event_at(1), event_at(2)])
+            store.append("ours", [event_at(1)])
+            # then only this schema's row is handed on, without reading the log for theirs
+            wait_until(lambda: len(seen) == 1)
+            time.sleep(0.3)  # (theirs came first: anything of theirs would be here by now)
+            assert [(match_id, seq) for _, match_id, seq in seen] == [("ours", 1)]
+            assert listener.reads == 1
     finally:
-        listener.stop()
         elsewhere.close()
         drop_schema(settings)
 

@@ -9,8 +9,8 @@ import httpx
 import pytest
 
 from app.api.settings import ApiSettings
-from domain.recorded import RecordedEvent
 from tests.app.api.helpers import HttpSteps, two_servers_on_postgresql
+from tests.app.reads import counting_reads
 
 pytestmark = pytest.mark.postgres
 
@@ -32,14 +32,7 @@ def test_a_play_after_one_made_through_another_process_reads_nothing_first(
         while (cached := one.cache.get(match_id)) is None or cached.events < after["seq"]:
             assert time.monotonic() < deadline, "the first process never heard of the play"
             time.sleep(0.01)
-        reads: list[str] = []
-        read = one.store.read
-
-        def counted(match_id: str, *args: object, **kwargs: object) -> list[RecordedEvent]:
-            reads.append(match_id)
-            return read(match_id, *args, **kwargs)  # type: ignore[arg-type]
-
-        monkeypatch.setattr(one.store, "read", counted)
+        reads = counting_reads(one, monkeypatch)
         # then the next play through it is decided and stored without reading the stream first
         answer = here.play(match_id, token, after["hand"][0], seq=after["seq"])
         assert answer.status_code == 200, answer.text
