@@ -27,13 +27,17 @@ import contextlib
 import logging
 import threading
 from collections.abc import Callable, Sequence
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from app.store.backend import OnRow
+from domain.recorded import RecordedEvent
+
+if TYPE_CHECKING:
+    from eventsourcing.postgres import PostgresApplicationRecorder
 
 log = logging.getLogger("basra.store.live")
 
-OnEntry = Callable[[int, str, int, Callable[[], Any]], None]
+OnEntry = Callable[[int, str, int, Callable[[], RecordedEvent]], None]
 """Called with (position, match id, seq, a call decoding the entry's recorded event) of each
 new log entry, on the listener's thread: the event is decoded only where it is wanted."""
 
@@ -122,13 +126,11 @@ def rows_of_payload(payload: str, schema: str) -> list[tuple[int, str, int, str,
 class LogListener:
     """One thread LISTENing on the recorder's channel, handing each row after ``position`` on."""
 
-    def __init__(self, recorder: Any, position: int, on_row: OnRow) -> None:
+    def __init__(self, recorder: PostgresApplicationRecorder, position: int, on_row: OnRow) -> None:
         self.position = position
-        self._recorder = recorder  # eventsourcing's PostgreSQL application recorder
+        self._recorder = recorder
         self._on_row = on_row
         self._stopped = threading.Event()
-        self.subscriptions = 0
-        """How many times it LISTENed (more than once after a failure)."""
         self.reads = 0
         """How many times it read the log (each (re)connection, each empty payload)."""
         self._thread = threading.Thread(target=self._run, name="basra-log-listener", daemon=True)
@@ -162,7 +164,6 @@ class LogListener:
             conn.execute(sql.SQL("LISTEN {0}").format(channel))
             if not conn.autocommit:
                 conn.commit()  # LISTEN takes effect when its transaction commits
-            self.subscriptions += 1
             try:
                 # Listening first, then reading: a row committed in between is in the read or
                 # in a notification (or both: its position then says it was handed on).

@@ -681,10 +681,12 @@ class PostgresBackend(SqlBackend):
             run(f"INSERT INTO {{{FORM_TABLE}}} (form) VALUES ({{p}})", (STORED_FORM,))
 
     def listen(self, position: int, on_row: OnRow) -> LogListener | None:
-        """The library's LISTEN/NOTIFY subscription, on a thread of its own."""
+        """The store's LISTEN on the events' channel, on a thread of its own (app.store.live)."""
         from app.store.live import LogListener
 
-        return LogListener(self.events, position, on_row)
+        recorder = self.events
+        assert isinstance(recorder, PostgresApplicationRecorder)
+        return LogListener(recorder, position, on_row)
 
     @property
     def snapshots(self) -> AggregateRecorder:
