@@ -141,3 +141,82 @@ def test_cycles_made_after_start_up_are_still_freed_by_the_collector_on_its_own(
     # then the collector frees them without being asked
     assert result["freed_without_asking"] == 200
     assert isinstance(result["frozen"], int) and result["frozen"] > 0
+
+
+CHURN_THEN_WAIT = """
+import gc, json, threading, time, weakref
+from app.api.edges.collector import CLOCK_THREAD_NAME, YOUNG_SECONDS, tune_collector
+clock = tune_collector()
+
+class Node:
+    pass
+
+# a busy server's churn: old objects replaced by new ones, so allocations never outnumber
+# deallocations by the threshold
+held = [[i] for i in range(200_000)]
+gc.collect()
+for i in range(len(held)):
+    held[i] = [i]
+young_after_churn = len(gc.get_objects(0)) + len(gc.get_objects(1))
+freed = []
+for _ in range(50):
+    a, b = Node(), Node()
+    a.other, b.other = b, a
+    weakref.finalize(a, freed.append, 1)
+    del a, b
+time.sleep(YOUNG_SECONDS * 20)  # no allocation at all meanwhile
+print(json.dumps({
+    "young_after_churn": young_after_churn,
+    "young_after_wait": len(gc.get_objects(0)) + len(gc.get_objects(1)),
+    "freed": len(freed),
+    "clock_alive": any(t.name == CLOCK_THREAD_NAME for t in threading.enumerate()),
+}))
+"""
+
+
+def test_the_clock_collects_what_churn_leaves_young_and_frees_cycles_without_allocations() -> None:
+    # given a tuned process whose churn left its young generations large, then made cycles
+    result = run_fresh(CHURN_THEN_WAIT)
+
+    # then the clock's thread runs, and within twenty ticks, with nothing allocated, the young
+    # generations are emptied and the cycles freed
+    assert result["clock_alive"] is True
+    assert isinstance(result["young_after_churn"], int) and result["young_after_churn"] > 150_000
+    assert isinstance(result["young_after_wait"], int) and result["young_after_wait"] < 1_000
+    assert result["freed"] == 50
+
+
+def test_the_default_mode_starts_no_clock() -> None:
+    script = CHURN_THEN_WAIT.replace("tune_collector()", "tune_collector('default')")
+
+    result = run_fresh(script)
+
+    assert result["clock_alive"] is False
+
+
+CLOCK_THREADS = """
+import gc, json, threading
+from app.api.edges.collector import CollectorClock
+clocks = [CollectorClock(young_seconds=0.001, middle_every=3) for _ in range(4)]
+done = []
+def churn():
+    for _ in range(200):
+        x = [[] for _ in range(500)]
+        x.append(x)  # a cycle for the clocks to free
+    done.append(1)
+workers = [threading.Thread(target=churn) for _ in range(4)]
+for c in clocks: c.start()
+for w in workers: w.start()
+for w in workers: w.join()
+for c in clocks: c.stop()
+others = [t for t in threading.enumerate() if t is not threading.main_thread()]
+print(json.dumps({"done": len(done), "alive": len(others)}))
+"""
+
+
+def test_clocks_collecting_while_several_threads_allocate_all_finish_and_stop() -> None:
+    # given four clocks collecting every millisecond while four threads make cycles
+    result = run_fresh(CLOCK_THREADS)
+
+    # then every thread finishes and every clock stops
+    assert result == {"done": 4, "alive": 0}
