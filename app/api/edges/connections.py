@@ -16,9 +16,7 @@ retrying for about fifteen minutes, holding the feed and its buffers.
 - every accepted socket gets ``TCP_USER_TIMEOUT`` and TCP keep-alive probes, so a peer that
   stopped acknowledging is dropped by the kernel within ``VANISHED_SECONDS``; such a drop is
   counted ``reason="vanished"``;
-- ``basra_open_connections`` says how many are open now, over every live process;
-- what a connection is sent in one turn of the event loop (a response's head and body) goes
-  to its socket as one write (app/api/edges/coalescing.py).
+- ``basra_open_connections`` says how many are open now, over every live process.
 
 granian parses HTTP itself and has its own bounds; this guard is uvicorn's.
 """
@@ -34,7 +32,6 @@ from typing import Any, Final
 
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from app.api.edges.coalescing import CoalescingTransport
 from app.api.edges.metrics import CONNECTIONS_CLOSED, OPEN_CONNECTIONS
 
 HEAD_SECONDS: Final = 10.0
@@ -84,10 +81,7 @@ class ConnectionGuard:
     _closed_by_guard = False
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        """Bound the socket, count the connection, and start waiting for the first head; what
-        the connection is sent in one turn of the event loop goes out as one write."""
-        if isinstance(transport, asyncio.Transport):
-            transport = CoalescingTransport(transport, asyncio.get_running_loop())
+        """Bound the socket, count the connection, and start waiting for the first head."""
         super().connection_made(transport)  # type: ignore[misc]
         bound_socket(transport.get_extra_info("socket"))
         OPEN_CONNECTIONS.inc()
