@@ -101,8 +101,10 @@ def serve_env(env_extra: dict[str, str] | None = None, tree: Path | None = None)
     """This process's environment for a server, without any store settings of its own;
     ``tree``: the checkout whose code it runs."""
     env = dict(os.environ) | (env_extra or {})
-    if tree is not None:
-        env["PYTHONPATH"] = str(tree)
+    if tree is not None:  # after any path of ``env_extra`` (a benchmark's own sitecustomize)
+        env["PYTHONPATH"] = os.pathsep.join(
+            path for path in ((env_extra or {}).get("PYTHONPATH"), str(tree)) if path
+        )
     for name in list(env):
         if name.startswith("POSTGRES_") or name == "BASRA_DATABASE_URL":
             del env[name]

@@ -26,9 +26,12 @@ limit to the hard one (the server inherits it) and says what it needs.
 ``--code-before DIR`` also runs every step against a server from another checkout of the code
 (the same client), interleaved, so today and after compare in one run. ``--stores`` picks among
 sqlite-1, pg-1 and pg-2 (PostgreSQL with one and with two processes; needs ``--postgres``).
+``--collector`` records the server's garbage collections (bench/collector.py's recorder on its
+path) and adds, for each measured window, how many of each generation, their time in all and
+the longest pause.
 
     python -m bench tables --tables 250,500,750 --seconds 60 [--seats 2] [--spectators 1] \
-        [--think uniform:1-3] [--stores sqlite-1] [--code-before DIR]
+        [--think uniform:1-3] [--stores sqlite-1] [--code-before DIR] [--collector]
 """
 
 from __future__ import annotations
@@ -47,6 +50,7 @@ from typing import Any
 import msgspec
 
 from bench.client import Connection
+from bench.collector import RECORDER, pauses_between
 from bench.harness import say
 from bench.options import Shared
 from bench.servers import NO_LIMITS, SERVE_CASES, process_tree, served_case, tree_cpu_seconds
@@ -169,11 +173,11 @@ async def one_step(
             + "; warming up"
         )
     await asyncio.sleep(args.warmup)
-    cpu0, t0 = tree_cpu_seconds(pid), time.monotonic()
+    cpu0, t0, wall0 = tree_cpu_seconds(pid), time.monotonic(), time.time()
     live_at_start = len(live)
     lags.clear()
     await asyncio.sleep(args.seconds)
-    cpu1, t1 = tree_cpu_seconds(pid), time.monotonic()
+    cpu1, t1, wall1 = tree_cpu_seconds(pid), time.monotonic(), time.time()
     live_at_end = len(live)
     for arrival in arrivals:
         arrival.cancel()
@@ -215,6 +219,30 @@ async def one_step(
         "views_again": tally.views,
         "feeds_resumed": tally.feed_reopened,
         "error_kinds": dict(tally.error_kinds),
+        "window": (wall0, wall1),
+    }
+
+
+def collector_env(workdir: Path, record: bool) -> tuple[dict[str, str], Path | None]:
+    """With ``record``: the server's environment that puts bench/collector.py's recorder on its
+    path, and the prefix of the files it writes (a new one for each server)."""
+    if not record:
+        return {}, None
+    site = workdir / "collector-site"
+    site.mkdir(exist_ok=True)
+    (site / "sitecustomize.py").write_text(RECORDER)
+    log = workdir / f"gc-{time.time_ns()}"
+    return {"PYTHONPATH": str(site), "BENCH_GC_LOG": str(log)}, log
+
+
+def collections_in(log: Path, window: tuple[float, float]) -> dict[str, Any]:
+    """The server's collections within the measured window: count by generation, their time in
+    all, and the longest pause."""
+    found = pauses_between(log, *window)
+    return {
+        "gc_collections": "/".join(str(sum(g == k for g, _ in found)) for k in (0, 1, 2)),
+        "gc_ms": round(sum(ms for _, ms in found), 1),
+        "gc_longest_ms": round(max((ms for _, ms in found), default=0.0), 1),
     }
 
 
@@ -324,13 +352,21 @@ COLUMNS = (
 )
 """The printed table's columns (key, heading); latencies in ms."""
 
+COLLECTOR_COLUMNS = (
+    ("gc_collections", "collections (gen 0/1/2)"),
+    ("gc_ms", "in the collector, ms"),
+    ("gc_longest_ms", "longest pause, ms"),
+)
+"""The columns added with ``--collector``."""
+
 
 def table_text(rows: list[dict[str, Any]]) -> str:
-    """A Markdown table of the rows."""
-    lines = ["| " + " | ".join(h for _, h in COLUMNS) + " |"]
-    lines.append("|" + " --- |" * len(COLUMNS))
+    """A Markdown table of the rows (with the collector's columns when they were recorded)."""
+    columns = COLUMNS + (COLLECTOR_COLUMNS if any("gc_ms" in row for row in rows) else ())
+    lines = ["| " + " | ".join(h for _, h in columns) + " |"]
+    lines.append("|" + " --- |" * len(columns))
     for row in rows:
-        lines.append("| " + " | ".join(str(row.get(k, "")) for k, _ in COLUMNS) + " |")
+        lines.append("| " + " | ".join(str(row.get(k, "")) for k, _ in columns) + " |")
     return "\n".join(lines)
 
 
@@ -369,6 +405,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         " CPU per table set up",
     )
     parser.add_argument("--code-before", type=Path, default=None, help="the checkout of before")
+    parser.add_argument(
+        "--collector",
+        action="store_true",
+        help="also record the server's garbage collections (bench/collector.py's recorder):"
+        " how many, their time and the longest pause in each measured window",
+    )
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
@@ -395,8 +437,12 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 for tables in steps:
                     for tree, side in sides:
                         say(f"{case[0]} {side}: {tables} tables (run {repeat + 1})")
-                        with served_case(Path(tmp), case, args.postgres, {}, tree) as (port, pid):
+                        env, log = collector_env(Path(tmp), args.collector)
+                        with served_case(Path(tmp), case, args.postgres, env, tree) as (port, pid):
                             row = run_loop(one_step(port, pid, tables, args, seed=repeat))
+                        if log is not None:  # the server has exited: its records are flushed
+                            row |= collections_in(log, row.pop("window"))
+                        row.pop("window", None)
                         row["side"] = side
                         say(f"  {row}")
                         found.setdefault(case[0], []).append(row)

@@ -45,3 +45,19 @@ def test_setups_report_the_servers_cpu_per_table_set_up(bench: Bench) -> None:
     assert row["side"] == "after" and row["tables"] == 20
     assert row["cpu_ms_per_setup"] > 0
     assert "CPU ms per table set up" in text
+
+
+@pytest.mark.slow
+def test_the_collector_option_reports_the_servers_collections_in_the_window(bench: Bench) -> None:
+    # Given three tables on a server whose collections are recorded
+    figures, text = bench(
+        "tables", "--tables", "3", "--think", "uniform:0.05-0.15", "--warmup", "1",
+        "--seconds", "3", "--collector",
+    )  # fmt: skip
+    # Then the window's collections are counted by generation: the serving process's clock
+    # collects the young generation every 0.1 s, so a 3 s window holds well over ten of them
+    (row,) = figures["sqlite-1"]
+    young, middle, full = (int(n) for n in row["gc_collections"].split("/"))
+    assert young >= 10 and middle >= 1 and full >= 0
+    assert 0 < row["gc_longest_ms"] <= row["gc_ms"]
+    assert "longest pause, ms" in text and "window" not in row
