@@ -16,7 +16,8 @@ Reported per step: plays/s planned (tables / mean think) and done (answered 200)
 open feed (over the RSS it had before the tables), errors (anything but 200 and 503; broken
 connections), refusals (503), feed ids out of order, pushes never received (apart: those to a
 spectator's feed the server refused while it shed), ``/view`` asked again after a gap, feeds the
-server closed that were resumed.
+server closed after opening them that were resumed (a spectator's feed refused with 503 and asked
+again is a refusal, not a resumed feed).
 
 The server runs with every per-address limit off (one client address holds every table), so
 the figures are the process's own. Client and server each need about

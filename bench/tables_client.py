@@ -95,6 +95,7 @@ class Feed:
         self.task: asyncio.Task[None] | None = None
         self.stopped = False
         self.shed = False  # refused at least once (503 overloaded): a spectator's feed
+        self.was_open = False  # the last attempt opened (200): its end was the server's close
 
     def start(self, after: int, tally: Tally) -> None:
         """Open the feed after seq ``after`` in a task of its own."""
@@ -102,7 +103,6 @@ class Feed:
         self.task = asyncio.create_task(self._run(tally))
 
     async def _run(self, tally: Tally) -> None:
-        first = True
         while not self.stopped:
             try:
                 ended = await self._read(tally)
@@ -112,12 +112,12 @@ class Feed:
                 await asyncio.sleep(1.0)
             if ended or self.stopped:
                 return
-            if not first:
+            if self.was_open:  # an open feed the server closed, resumed (not a refusal retried)
                 tally.feed_reopened += 1
-            first = False
 
     async def _read(self, tally: Tally) -> bool:
         """Read until the server closes; True when the feed refuses to open (do not retry)."""
+        self.was_open = False
         reader, writer = await asyncio.open_connection(HOST, self.port, limit=1 << 20)
         try:
             head = [f"GET {self.path}?after={self.last} HTTP/1.1", f"Host: {HOST}:{self.port}"]
@@ -136,6 +136,7 @@ class Feed:
                 await asyncio.sleep(1.0)
                 return False
             self.ready.set()
+            self.was_open = True
             named = False  # a named message (``event: presence``): not an event of the match
             while True:
                 line = await reader.readline()
