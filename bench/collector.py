@@ -117,6 +117,16 @@ def resident_mb(pid: int) -> float:
     return 0.0
 
 
+def recorder_env(workdir: Path, log_name: str) -> tuple[dict[str, str], Path]:
+    """The environment that puts ``RECORDER`` on a server's path, and the prefix of the files
+    it writes (``workdir / log_name``, one file a process)."""
+    site = workdir / "collector-site"
+    site.mkdir(exist_ok=True)
+    (site / "sitecustomize.py").write_text(RECORDER)
+    log = workdir / log_name
+    return {"PYTHONPATH": str(site), "BENCH_GC_LOG": str(log)}, log
+
+
 def pauses_between(log_prefix: Path, start: float, end: float) -> list[tuple[int, float]]:
     """(generation, ms) of every collection the server's processes made between two times."""
     found = []
@@ -130,11 +140,8 @@ def pauses_between(log_prefix: Path, start: float, end: float) -> list[tuple[int
 
 def one_run(workdir: Path, mode: str, matches: int, seconds: float, seed: int) -> dict[str, Any]:
     """One served run in ``mode``: the loop's figures and the collections made during it."""
-    site = workdir / "site"
-    site.mkdir(exist_ok=True)
-    (site / "sitecustomize.py").write_text(RECORDER)
-    log_prefix = workdir / f"gc-{mode}-{seed}"
-    env = {"PYTHONPATH": str(site), "BENCH_GC_LOG": str(log_prefix), "BASRA_API_GC": mode}
+    env, log_prefix = recorder_env(workdir, f"gc-{mode}-{seed}")
+    env["BASRA_API_GC"] = mode
     with served(workdir, 1, None, env) as (port, pid):
         cpu_before = tree_cpu_seconds(pid)
         rss_before = resident_mb(pid)

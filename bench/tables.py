@@ -51,7 +51,7 @@ from typing import Any
 import msgspec
 
 from bench.client import Connection
-from bench.collector import RECORDER, pauses_between
+from bench.collector import pauses_between, recorder_env
 from bench.harness import say
 from bench.options import Shared
 from bench.servers import NO_LIMITS, SERVE_CASES, process_tree, served_case, tree_cpu_seconds
@@ -229,11 +229,7 @@ def collector_env(workdir: Path, record: bool) -> tuple[dict[str, str], Path | N
     path, and the prefix of the files it writes (a new one for each server)."""
     if not record:
         return {}, None
-    site = workdir / "collector-site"
-    site.mkdir(exist_ok=True)
-    (site / "sitecustomize.py").write_text(RECORDER)
-    log = workdir / f"gc-{time.time_ns()}"
-    return {"PYTHONPATH": str(site), "BENCH_GC_LOG": str(log)}, log
+    return recorder_env(workdir, f"gc-{time.time_ns()}")
 
 
 def collections_in(log: Path, window: tuple[float, float]) -> dict[str, Any]:
@@ -441,9 +437,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                         env, log = collector_env(Path(tmp), args.collector)
                         with served_case(Path(tmp), case, args.postgres, env, tree) as (port, pid):
                             row = run_loop(one_step(port, pid, tables, args, seed=repeat))
+                        window = row.pop("window")
                         if log is not None:  # the server has exited: its records are flushed
-                            row |= collections_in(log, row.pop("window"))
-                        row.pop("window", None)
+                            row |= collections_in(log, window)
                         row["side"] = side
                         say(f"  {row}")
                         found.setdefault(case[0], []).append(row)
