@@ -7,8 +7,9 @@ whose turn from ``after``) and plays a card of its folded hand a think time afte
 begins (``--think uniform:1-3``, seconds; or ``exp:MEAN``). A table whose match ends is replaced
 by a new one. ``--tables`` is stepped (``250,500,750``); each step sets its tables up (a table
 refused with 503 asks again after about the server's Retry-After, as a person in the lobby
-would: the server admits new tables at the rate it can take), warms up for ``--warmup`` seconds,
-then measures for ``--seconds``.
+would: the server admits new tables at the rate it can take; a feed refused asks again after 0.5
+s, then 1, 2, 4 and 8 s, as the web table does), warms up for ``--warmup`` seconds, then
+measures for ``--seconds``.
 
 Reported per step: plays/s planned (tables / mean think) and done (answered 200), play p50/p99
 (sent → answered), push p50/p99 (sent → each other viewer's feed receiving its
@@ -25,14 +26,16 @@ tables × (2 × seats + spectators) + 100 open files; the benchmark raises its s
 limit to the hard one (the server inherits it) and says what it needs.
 
 ``--code-before DIR`` also runs every step against a server from another checkout of the code
-(the same client), interleaved, so today and after compare in one run. ``--stores`` picks among
+(the same client), interleaved, so today and after compare in one run; ``--code-also LABEL=DIR``
+(repeatable) adds more checkouts to the same run, each row labelled LABEL. ``--stores`` picks among
 sqlite-1, pg-1 and pg-2 (PostgreSQL with one and with two processes; needs ``--postgres``).
 ``--collector`` records the server's garbage collections (bench/collector.py's recorder on its
 path) and adds, for each measured window, how many of each generation, their time in all and
 the longest pause.
 
     python -m bench tables --tables 250,500,750 --seconds 60 [--seats 2] [--spectators 1] \
-        [--think uniform:1-3] [--stores sqlite-1] [--code-before DIR] [--collector]
+        [--think uniform:1-3] [--stores sqlite-1] [--code-before DIR] [--code-also LABEL=DIR] \
+        [--collector]
 """
 
 from __future__ import annotations
@@ -403,6 +406,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--code-before", type=Path, default=None, help="the checkout of before")
     parser.add_argument(
+        "--code-also",
+        action="append",
+        default=[],
+        metavar="LABEL=DIR",
+        help="one more checkout served in every step after the others, its rows labelled LABEL"
+        " (repeatable)",
+    )
+    parser.add_argument(
         "--collector",
         action="store_true",
         help="also record the server's garbage collections (bench/collector.py's recorder):"
@@ -496,8 +507,17 @@ def run_setups(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def sides_of(args: argparse.Namespace) -> list[tuple[Path | None, str]]:
-    """(code tree, label) of each side: this checkout, then ``--code-before`` when given."""
-    return [(None, "after")] + ([(args.code_before, "before")] if args.code_before else [])
+    """(code tree, label) of each side: this checkout, then ``--code-before`` when given, then
+    each ``--code-also LABEL=DIR``."""
+    sides: list[tuple[Path | None, str]] = [(None, "after")]
+    if args.code_before:
+        sides.append((args.code_before, "before"))
+    for also in getattr(args, "code_also", []):
+        label, sep, tree = also.partition("=")
+        if not sep or not label or not tree:
+            raise SystemExit(f"--code-also takes LABEL=DIR, not {also!r}")
+        sides.append((Path(tree), label))
+    return sides
 
 
 def sqlite_sides(

@@ -53,6 +53,14 @@ class SeatLoad(msgspec.Struct):
     after: LineAfter
 
 
+FIRST_RETRY_SECONDS = 0.5
+"""How long a feed that failed to open waits before it asks again, doubled at each failure in a
+row up to ``LAST_RETRY_SECONDS`` and back to this once it opens: the web table's own backoff
+(app/web/static/js/api.js, ``follow``)."""
+
+LAST_RETRY_SECONDS = 8.0
+"""The longest wait between two attempts to open a feed."""
+
 LINE = msgspec.json.Decoder(FeedLine)
 VIEW = msgspec.json.Decoder(SeatLoad)
 
@@ -96,6 +104,7 @@ class Feed:
         self.stopped = False
         self.shed = False  # refused at least once (503 overloaded): a spectator's feed
         self.was_open = False  # the last attempt opened (200): its end was the server's close
+        self.retry = FIRST_RETRY_SECONDS  # the wait before the next attempt, as the web table's
 
     def start(self, after: int, tally: Tally) -> None:
         """Open the feed after seq ``after`` in a task of its own."""
@@ -109,11 +118,16 @@ class Feed:
             except (OSError, asyncio.IncompleteReadError, ValueError) as error:
                 ended = False
                 tally.error(f"feed {type(error).__name__}")
-                await asyncio.sleep(1.0)
+                await self._back_off()
             if ended or self.stopped:
                 return
             if self.was_open:  # an open feed the server closed, resumed (not a refusal retried)
                 tally.feed_reopened += 1
+
+    async def _back_off(self) -> None:
+        """Wait before the next attempt, longer after each failure in a row."""
+        await asyncio.sleep(self.retry)
+        self.retry = min(self.retry * 2, LAST_RETRY_SECONDS)
 
     async def _read(self, tally: Tally) -> bool:
         """Read until the server closes; True when the feed refuses to open (do not retry)."""
@@ -133,10 +147,11 @@ class Feed:
                 else:
                     tally.error(f"feed {status[9:12].decode()}")
                 self.ready.set()
-                await asyncio.sleep(1.0)
+                await self._back_off()
                 return False
             self.ready.set()
             self.was_open = True
+            self.retry = FIRST_RETRY_SECONDS
             named = False  # a named message (``event: presence``): not an event of the match
             while True:
                 line = await reader.readline()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from tests.bench.conftest import Bench
@@ -61,3 +63,25 @@ def test_the_collector_option_reports_the_servers_collections_in_the_window(benc
     assert young >= 10 and middle >= 1 and full >= 0
     assert 0 < row["gc_longest_ms"] <= row["gc_ms"]
     assert "longest pause, ms" in text and "window" not in row
+
+
+@pytest.mark.slow
+def test_code_also_serves_one_more_checkout_in_every_step_labelled(bench: Bench) -> None:
+    # Given this checkout served again as a third side, labelled "again"
+    root = Path(__file__).resolve().parents[2]
+    figures, text = bench(
+        "tables", "--tables", "2", "--think", "uniform:0.05-0.15", "--warmup", "1",
+        "--seconds", "2", "--code-also", f"again={root}",
+    )  # fmt: skip
+    # Then the step has a row for each side, in order, each of them playing
+    rows = figures["sqlite-1"]
+    assert [row["side"] for row in rows] == ["after", "again"]
+    assert all(row["done_s"] > 0 and row["errors"] == 0 for row in rows)
+    assert "| again | 2 |" in text
+
+
+def test_code_also_without_a_label_is_refused(bench: Bench) -> None:
+    # Given a --code-also that names no label
+    # When the benchmark starts, then it stops at once, saying what it takes
+    with pytest.raises(SystemExit, match="LABEL=DIR"):
+        bench("tables", "--tables", "2", "--code-also", "/tmp")
