@@ -29,6 +29,8 @@ limit to the hard one (the server inherits it) and says what it needs.
 (the same client), interleaved, so today and after compare in one run; ``--code-also LABEL=DIR``
 (repeatable) adds more checkouts to the same run, each row labelled LABEL. ``--stores`` picks among
 sqlite-1, pg-1 and pg-2 (PostgreSQL with one and with two processes; needs ``--postgres``).
+After each store's table, a line per side and run reads its steps against the capacity goals
+(bench/capacity_goals.py: the capacity, and at twice it the plays done and the p99).
 ``--collector`` records the server's garbage collections (bench/collector.py's recorder on its
 path) and adds, for each measured window, how many of each generation, their time in all and
 the longest pause.
@@ -53,6 +55,7 @@ from typing import Any
 
 import msgspec
 
+from bench.capacity_goals import verdicts
 from bench.client import Connection
 from bench.collector import pauses_between, recorder_env
 from bench.harness import say
@@ -452,6 +455,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                         if log is not None:  # the server has exited: its records are flushed
                             row |= collections_in(log, window)
                         row["side"] = side
+                        row["run"] = repeat + 1
                         say(f"  {row}")
                         found.setdefault(case[0], []).append(row)
     print(
@@ -460,7 +464,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "per-address limits off; latencies in ms)"
     )
     for label, rows in found.items():
-        print(f"\n### {label}\n\n{table_text(rows)}")
+        print(f"\n### {label}\n\n{table_text(rows)}\n")
+        for line in verdicts(rows):
+            print(f"- {line}")
     return found
 
 

@@ -22,6 +22,10 @@ def test_live_tables_play_and_every_feed_gets_their_pushes(bench: Bench) -> None
     assert row["done_s"] > 0 and row["play_p50"] > 0 and row["push_p50"] > 0
     assert row["out_of_order"] == 0 and row["missing"] == 0 and row["errors"] == 0
     assert "per-address limits off" in text
+    # and the run is read against the capacity goals: one step has no twice-the-capacity step
+    assert row["run"] == 1
+    assert "- after (run 1): " in text
+    assert "no step at 6 tables measured" in text or "no capacity" in text
 
 
 @pytest.mark.slow
