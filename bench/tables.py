@@ -30,7 +30,7 @@ limit to the hard one (the server inherits it) and says what it needs.
 (repeatable) adds more checkouts to the same run, each row labelled LABEL. ``--stores`` picks among
 sqlite-1, pg-1 and pg-2 (PostgreSQL with one and with two processes; needs ``--postgres``).
 After each store's table, a line per side and run reads its steps against the capacity goals
-(bench/capacity_goals.py: the capacity, and at twice it the plays done and the p99).
+(bench/tables_goals.py: the capacity, and at twice it the plays done and the p99).
 ``--collector`` records the server's garbage collections (bench/collector.py's recorder on its
 path) and adds, for each measured window, how many of each generation, their time in all and
 the longest pause.
@@ -55,7 +55,7 @@ from typing import Any
 
 import msgspec
 
-from bench.capacity_goals import verdicts
+from bench.tables_goals import verdicts
 from bench.client import Connection
 from bench.collector import pauses_between, recorder_env
 from bench.harness import say

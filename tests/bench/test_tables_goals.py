@@ -1,10 +1,10 @@
-"""The capacity goals read off a run's steps (bench/capacity_goals.py)."""
+"""The capacity goals read off a run's steps (bench/tables_goals.py)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from bench.capacity_goals import holds, verdict, verdicts
+from bench.tables_goals import holds, verdict, verdicts
 
 
 def step(
