@@ -55,7 +55,6 @@ from typing import Any
 
 import msgspec
 
-from bench.tables_goals import verdicts
 from bench.client import Connection
 from bench.collector import pauses_between, recorder_env
 from bench.harness import say
@@ -63,6 +62,7 @@ from bench.options import Shared
 from bench.servers import NO_LIMITS, SERVE_CASES, process_tree, served_case, tree_cpu_seconds
 from bench.stats import quantile
 from bench.tables_client import Feed, Table, Tally, mean_think, think_time
+from bench.tables_goals import verdicts
 
 SHARED = Shared(seconds=60.0, repeats=1, postgres="optional")
 """The measured window of each step, the runs, an optional PostgreSQL server."""
