@@ -44,7 +44,10 @@ def verdict(rows: Sequence[dict[str, Any]]) -> str:
     """One side's steps of one run, read against the capacity and no-collapse goals."""
     capacity = max((row for row in rows if holds(row)), key=lambda r: r["tables"], default=None)
     if capacity is None:
-        return "no step held its tables (95% of planned plays, p99 100/150 ms): no capacity"
+        return (
+            f"no step held its tables ({DONE_SHARE:.0%} of planned plays, "
+            f"p99 {PLAY_P99_MS:g}/{PUSH_P99_MS:g} ms): no capacity"
+        )
     said = (
         f"capacity {capacity['tables']:,} tables ({capacity['done_s']} of "
         f"{capacity['planned_s']} plays/s, play p99 {capacity['play_p99']} ms)"
