@@ -14,11 +14,13 @@ measures for ``--seconds``.
 Reported per step: plays/s planned (tables / mean think) and done (answered 200), play p50/p99
 (sent → answered), push p50/p99 (sent → each other viewer's feed receiving its
 ``card_played``), the server's CPU per play (its process tree, from /proc), its RSS and RSS per
-open feed (over the RSS it had before the tables), errors (anything but 200 and 503; broken
-connections), refusals (503), feed ids out of order, pushes never received (apart: those to a
-spectator's feed the server refused while it shed), ``/view`` asked again after a gap, feeds the
-server closed after opening them that were resumed (a spectator's feed refused with 503 and asked
-again is a refusal, not a resumed feed).
+open feed (over the RSS it had before the tables), the client's own event loop lateness (p99
+and the longest: a paused client reads late and then sends the plays that fell due all at
+once; it makes no full collection of its garbage within a step, bench/tables_client.py),
+errors (anything but 200 and 503; broken connections), refusals (503), feed ids out of order,
+pushes never received (apart: those to a spectator's feed the server refused while it shed),
+``/view`` asked again after a gap, feeds the server closed after opening them that were resumed
+(a spectator's feed refused with 503 and asked again is a refusal, not a resumed feed).
 
 The server runs with every per-address limit off (one client address holds every table), so
 the figures are the process's own. Client and server each need about
@@ -61,7 +63,14 @@ from bench.harness import say
 from bench.options import Shared
 from bench.servers import NO_LIMITS, SERVE_CASES, process_tree, served_case, tree_cpu_seconds
 from bench.stats import quantile
-from bench.tables_client import Feed, Table, Tally, mean_think, think_time
+from bench.tables_client import (
+    Feed,
+    Table,
+    Tally,
+    collector_between_steps,
+    mean_think,
+    think_time,
+)
 from bench.tables_goals import verdicts
 
 SHARED = Shared(seconds=60.0, repeats=1, postgres="optional")
@@ -218,6 +227,7 @@ async def one_step(
         "rss_mb": round(rss / 2**20, 1),
         "rss_kb_per_feed": round((rss - rss_idle) / 1024 / max(1, feeds), 1),
         "client_lag_p99": round(client_lag, 1),
+        "client_lag_max": round(max(lags, default=0.0), 1),
         "errors": tally.errors,
         "refused": tally.refused + tally.tables_refused,
         "out_of_order": tally.out_of_order,
@@ -347,6 +357,7 @@ COLUMNS = (
     ("rss_mb", "RSS MB"),
     ("rss_kb_per_feed", "KB/feed"),
     ("client_lag_p99", "client lag p99"),
+    ("client_lag_max", "client lag max"),
     ("errors", "errors"),
     ("refused", "503s"),
     ("out_of_order", "out of order"),
@@ -449,7 +460,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                     for tree, side in sides:
                         say(f"{case[0]} {side}: {tables} tables (run {repeat + 1})")
                         env, log = collector_env(Path(tmp), args.collector)
-                        with served_case(Path(tmp), case, args.postgres, env, tree) as (port, pid):
+                        served = served_case(Path(tmp), case, args.postgres, env, tree)
+                        with served as (port, pid), collector_between_steps():
                             row = run_loop(one_step(port, pid, tables, args, seed=repeat))
                         window = row.pop("window")
                         if log is not None:  # the server has exited: its records are flushed

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import random
 import time
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -51,6 +52,32 @@ class SeatLoad(msgspec.Struct):
     status: str
     hand: list[str]
     after: LineAfter
+
+
+STEP_FULL_THRESHOLD = 1_000_000
+"""The client's threshold for full collections during a step: none come within one."""
+
+
+@contextlib.contextmanager
+def collector_between_steps() -> Iterator[None]:
+    """Keep the client's full collections out of a step: collect and freeze what it holds before,
+    start none within, collect after.
+
+    The client holds every latency, arrival time and table of a step; Python's full collection
+    walked all of it every 15-25 s at 2,500 tables, pausing the client 50-143 ms. A paused client
+    reads answers and feed lines late (counted as the server's latency) and then sends the plays
+    that fell due meanwhile all at once, a burst no room of people makes. Young collections go on.
+    """
+    old = gc.get_threshold()
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(old[0], old[1], STEP_FULL_THRESHOLD)
+    try:
+        yield
+    finally:
+        gc.set_threshold(*old)
+        gc.unfreeze()
+        gc.collect()
 
 
 FIRST_RETRY_SECONDS = 0.5

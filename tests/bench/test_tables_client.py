@@ -1,12 +1,15 @@
-"""bench/tables_client.py: the benchmark's feed asks again as the web table does."""
+"""bench/tables_client.py: the benchmark's feed asks again as the web table does, and the client
+makes no full collection within a step."""
 
 from __future__ import annotations
 
 import asyncio
+import gc
 import itertools
 import time
+from typing import Any
 
-from bench.tables_client import FIRST_RETRY_SECONDS, Feed, Tally
+from bench.tables_client import FIRST_RETRY_SECONDS, Feed, Tally, collector_between_steps
 
 _REFUSAL = (
     b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\n"
@@ -56,3 +59,40 @@ def test_a_refused_feed_asks_again_after_half_a_second_then_twice_as_long_each_t
     assert 1.6 < gaps[1] / gaps[0] < 2.5 and 1.6 < gaps[2] / gaps[1] < 2.5
     # And every attempt is counted a refusal, none an error or a resumed feed
     assert tally.refused == 4 and tally.errors == 0 and tally.feed_reopened == 0
+
+
+def _full_collections_while_holding(count: int) -> int:
+    """How many full collections Python started by itself while ``count`` lists were made and
+    kept (as a step's latencies and arrival times are)."""
+    full = 0
+
+    def note(phase: str, info: dict[str, Any]) -> None:
+        nonlocal full
+        if phase == "start" and info["generation"] == 2:
+            full += 1
+
+    gc.callbacks.append(note)
+    try:
+        held = [[n] for n in range(count)]
+    finally:
+        gc.callbacks.remove(note)
+    del held
+    return full
+
+
+def test_a_step_holding_a_million_objects_makes_no_full_collection() -> None:
+    # given the client's default collector, which collects everything while a step's objects grow
+    before = gc.get_threshold()
+    assert _full_collections_while_holding(1_000_000) > 0
+
+    # when a step runs within the guard
+    with collector_between_steps():
+        during = _full_collections_while_holding(1_000_000)
+        frozen = gc.get_freeze_count()
+
+    # then no full collection came within it, what it held before was frozen, and the collector
+    # is as it was once the step is over
+    assert during == 0
+    assert frozen > 0
+    assert gc.get_threshold() == before
+    assert gc.get_freeze_count() == 0
