@@ -47,6 +47,7 @@ from app.api.support.reports import MyReportsController, ReportsController
 from app.api.table.seat import SeatController
 from app.api.verification.analysis import AnalysisController
 from app.api.verification.verification import VerificationController
+from app.config import resolve_store
 from app.errors import StoreUnavailableError
 from app.runtime.runtime import ApiRuntime, runtime_of
 from app.service import MatchService
@@ -186,6 +187,7 @@ def create_app(
         settings,
         lambda: _open_feeds(app),
         lambda: _store_wait_ms(app),
+        service.store.backend.kind if service is not None else resolve_store(db, database_url).kind,
     )
     app.asgi_handler = Observed(with_edge(shedding, settings, cors))
     return app

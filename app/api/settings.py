@@ -5,8 +5,10 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Final
 
 from app.api.edges.limits_config import DEFAULT_LIMITS, Limits, parse_limits
+from app.config import StoreKind
 from domain.pool import PoolWindow
 
 TURN_SECONDS = 120
@@ -31,11 +33,15 @@ PRESENCE_EXPIRY_SECONDS = 30.0
 SHED_LAG_MS = 250.0
 """The event loop's lag (ms) past which a process sheds new work (``BASRA_SHED_LAG_MS``)."""
 
-SHED_WAIT_MS = 2.0
-"""The median wait (ms) of the last second's store calls for a thread past which a process
-admits new tables more slowly, and refuses spectator feeds and lobby reads once it lasts a
-second (``BASRA_SHED_WAIT_MS``; 0: never for this): its calls queue, and the tables already
-playing wait with them (app/api/edges/admission.py; docs/deploy.md, "Shedding load")."""
+SHED_WAIT_MS: Final[Mapping[StoreKind, float]] = {"sqlite": 0.5, "postgres": 2.0, "memory": 2.0}
+"""By store, the median wait (ms) of the last second's store calls for a thread past which a
+process admits new tables more slowly, and refuses spectator feeds and lobby reads once it lasts
+a second (``BASRA_SHED_WAIT_MS`` sets one for every store; 0: never for this): its calls queue,
+and the tables already playing wait with them (app/api/edges/admission.py; docs/deploy.md,
+"Shedding load"). On SQLite a call is a local read or a grouped commit, and 0.5 ms of queueing
+already lengthens the playing tables' slowest plays; on PostgreSQL every call waits on the
+network and on other processes' commits, and a process past 0.5 ms still holds all its tables
+(docs/performance.md, "Capacity at human pace")."""
 
 SHED_CPU = 0.9
 """The share of one core past which a process serving requests concurrently counts as full and
@@ -84,7 +90,7 @@ class ApiSettings:
     # tables, spectator feeds and lobby reads (0: never for lag), and the open feeds past which
     # it does (0: no cap).
     shed_lag_ms: float = SHED_LAG_MS
-    shed_wait_ms: float = SHED_WAIT_MS  # the store calls' median wait that slows admission
+    shed_wait_ms: float | None = None  # the store calls' median wait that slows admission
     shed_cpu: float = SHED_CPU  # the share of a core that does
     max_feeds: int = 0
     # The rated pool's rating window: START, STEP, EVERY seconds, WIDEST (docs/api.md).
@@ -130,11 +136,16 @@ class ApiSettings:
                 "BASRA_PRESENCE_EXPIRY_SECONDS", env, PRESENCE_EXPIRY_SECONDS
             ),
             shed_lag_ms=float(env.get("BASRA_SHED_LAG_MS") or SHED_LAG_MS),
-            shed_wait_ms=float(env.get("BASRA_SHED_WAIT_MS") or SHED_WAIT_MS),
+            shed_wait_ms=optional_float(env.get("BASRA_SHED_WAIT_MS")),
             shed_cpu=float(env.get("BASRA_SHED_CPU") or SHED_CPU),
             max_feeds=int(env.get("BASRA_MAX_FEEDS") or 0),
             pool_window=parse_pool_window(env.get("BASRA_POOL_WINDOW", "")),
         ).checked()
+
+    def shed_wait_ms_on(self, kind: StoreKind) -> float:
+        """The store calls' median wait (ms) that makes a process on a store of ``kind`` full:
+        ``BASRA_SHED_WAIT_MS`` when set, else that store's own (``SHED_WAIT_MS``)."""
+        return SHED_WAIT_MS[kind] if self.shed_wait_ms is None else self.shed_wait_ms
 
     def checked(self) -> ApiSettings:
         """These settings, or ValueError when they contradict each other: a presence heartbeat
@@ -145,6 +156,11 @@ class ApiSettings:
                 f" BASRA_PRESENCE_EXPIRY_SECONDS ({self.presence_expiry_seconds})"
             )
         return self
+
+
+def optional_float(text: str | None) -> float | None:
+    """A number set in an environment variable, or None when it is unset or empty."""
+    return float(text) if text else None
 
 
 def parse_pool_window(text: str) -> PoolWindow:

@@ -9,16 +9,16 @@ resuming), so a shed player never loses on the clock (R25).
 
 A new table is admitted at the rate the process can take (app/api/edges/admission.py): the rate is
 cut each half second the process is full (it serves more than one request at a time and uses
-``shed_cpu`` of a core, or the median wait for a store thread of the last second's calls is past
-``shed_wait_ms``: app/runtime/waits.py) and grows back slowly while it is not. Spectator feeds and
-lobby reads are refused while the process has been full for a second. Everything sheddable is
-refused while the event loop runs late by more than ``shed_lag_ms`` (measured by a timer every
+``shed_cpu`` of a core, or the median wait for a store thread of the last second's calls is past its
+store's ``shed_wait_ms``: app/runtime/waits.py) and grows back slowly while it is not. Spectator
+feeds and lobby reads are refused while the process has been full for a second. Everything sheddable
+is refused while the event loop runs late by more than ``shed_lag_ms`` (measured by a timer every
 ``PROBE_SECONDS``) at every one of the last ``PROBES_KEPT`` probes, about a second: a loop that is
 saturated, not one pause of the collector or of a busy machine (a single late probe sheds nothing);
-or while the process holds ``max_feeds`` open feeds or more. Each refusal is counted in
-``/metrics`` as ``basra_shed_total{kind}`` (``table``, ``spectator_feed``, ``lobby``), and the rate
-of new tables as ``basra_table_admission_rate``. The check happens before routing, so a refused
-request reads nothing and changes nothing.
+or while the process holds ``max_feeds`` open feeds or more. Each refusal is counted in ``/metrics``
+as ``basra_shed_total{kind}`` (``table``, ``spectator_feed``, ``lobby``), and the rate of new tables
+as ``basra_table_admission_rate``. The check happens before routing, so a refused request reads
+nothing and changes nothing.
 """
 
 from __future__ import annotations
@@ -41,6 +41,7 @@ from prometheus_client import Counter, Gauge
 from app.api.edges.admission import FULL_CONCURRENCY, ProcessLoad, TableAdmission
 from app.api.edges.errors import OverloadedError
 from app.api.settings import ApiSettings
+from app.config import StoreKind
 
 SHED: Final = Counter("basra_shed", "Requests refused with 503 overloaded, by kind.", ["kind"])
 ADMISSION_RATE: Final = Gauge(
@@ -135,27 +136,30 @@ class Shedding:
         settings: ApiSettings,
         open_feeds: Callable[[], int],
         store_wait_ms: Callable[[], float] = lambda: 0.0,
+        store_kind: StoreKind = "memory",
     ):
         self.app = app
         self.settings = settings
         self.open_feeds = open_feeds
         self.store_wait_ms = store_wait_ms
+        # The median wait for a store thread that makes this process full, by its store.
+        self.wait_limit_ms = settings.shed_wait_ms_on(store_kind)
         self.lag = LoopLag()
         self.load = ProcessLoad()
-        full = self._full if settings.shed_cpu or settings.shed_wait_ms else None
+        full = self._full if settings.shed_cpu or self.wait_limit_ms else None
         self.admission = TableAdmission(full)
 
     def _full(self) -> bool:
         """Whether the process was full since the last look (app/api/edges/admission.py): it
         served more than ``FULL_CONCURRENCY`` requests at a time, and used ``shed_cpu`` of a
-        core or more or its store calls waited a median past ``shed_wait_ms``."""
+        core or more or its store calls waited a median past its store's ``shed_wait_ms``."""
         concurrency, cpu_share = self.load.sample()
         if concurrency < FULL_CONCURRENCY:
             return False
         settings = self.settings
         if settings.shed_cpu and cpu_share >= settings.shed_cpu:
             return True
-        return bool(settings.shed_wait_ms) and self.store_wait_ms() > settings.shed_wait_ms
+        return bool(self.wait_limit_ms) and self.store_wait_ms() > self.wait_limit_ms
 
     def overloaded(self) -> bool:
         """True while the loop runs too late or too many feeds are open: nothing new is taken."""

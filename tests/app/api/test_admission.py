@@ -19,6 +19,7 @@ from app.api.edges.admission import (
 )
 from app.api.edges.shedding import Shedding
 from app.api.settings import ApiSettings
+from app.config import StoreKind
 
 
 class Clock:
@@ -244,3 +245,56 @@ def test_one_request_at_a_time_never_fills_a_process_however_busy() -> None:
     # and with both signals off, admission is off
     off = Shedding(_nothing, ApiSettings(shed_cpu=0.0, shed_wait_ms=0.0), lambda: 0)
     assert not off.admission.enabled
+
+
+def _two_clients_at_a_time(shedding: Shedding) -> None:
+    """Half a second of two requests at a time on a tenth of a core: busy, not CPU-bound."""
+    clock, cpu = Clock(), Cpu()
+    shedding.load = ProcessLoad(clock, cpu)
+    for _ in range(50):
+        shedding.load.started()
+        shedding.load.started()
+        clock.now += 0.01
+        cpu.seconds += 0.001
+        shedding.load.ended()
+        shedding.load.ended()
+
+
+@pytest.mark.parametrize(
+    ("store", "median_wait_ms", "full"),
+    [
+        ("sqlite", 0.4, False),
+        ("sqlite", 1.0, True),
+        ("postgres", 1.0, False),
+        ("postgres", 2.5, True),
+    ],
+)
+def test_the_store_wait_that_fills_a_process_is_its_stores_own(
+    store: StoreKind, median_wait_ms: float, full: bool
+) -> None:
+    # given a process on `store`, two requests at a time, whose store calls waited that median
+    shedding = Shedding(
+        _nothing, ApiSettings(shed_cpu=0.0), lambda: 0, lambda: median_wait_ms, store
+    )
+    _two_clients_at_a_time(shedding)
+    # when it is looked at
+    # then it is full only past its store's threshold (0.5 ms on SQLite, 2 ms on PostgreSQL)
+    assert shedding._full() is full
+
+
+@pytest.mark.parametrize("store", ["sqlite", "postgres"])
+def test_a_store_wait_set_in_the_environment_holds_on_every_store(store: StoreKind) -> None:
+    # given BASRA_SHED_WAIT_MS=3 (or 0), whatever the store
+    three = ApiSettings.from_env({"BASRA_SHED_WAIT_MS": "3"})
+    off = ApiSettings.from_env({"BASRA_SHED_WAIT_MS": "0"})
+    # when the threshold on that store is read
+    # then it is the one set, and 0 turns the signal off
+    assert three.shed_wait_ms_on(store) == 3.0
+    assert off.shed_wait_ms_on(store) == 0.0
+    waited = Shedding(
+        _nothing, ApiSettings(shed_cpu=0.0, shed_wait_ms=3.0), lambda: 0, lambda: 2.5, store
+    )
+    _two_clients_at_a_time(waited)
+    assert not waited._full()
+    unset = ApiSettings.from_env({})
+    assert unset.shed_wait_ms_on(store) == {"sqlite": 0.5, "postgres": 2.0}[store]
