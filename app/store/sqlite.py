@@ -22,14 +22,21 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Final
+from uuid import UUID
 
 from eventsourcing.persistence import (
     AggregateRecorder,
     ApplicationRecorder,
     InfrastructureFactory,
     InterfaceError,
+    StoredEvent,
 )
-from eventsourcing.sqlite import SQLiteConnection, SQLiteConnectionPool, SQLiteDatastore
+from eventsourcing.sqlite import (
+    SQLiteApplicationRecorder,
+    SQLiteConnection,
+    SQLiteConnectionPool,
+    SQLiteDatastore,
+)
 
 from app.config import StoreConfig
 from app.errors import StoreNotMigratedError, StoreUnavailableError
@@ -51,6 +58,10 @@ SQLITE_DEFAULT_SYNCHRONOUS = "FULL"
 eventsourcing's own connections are used unchanged (tests/app/test_store_library.py)."""
 
 _PREPARE_ATTEMPTS = 50
+
+ROWS_PER_INSERT: Final = 200
+"""The most rows one INSERT statement of a grouped append carries (four parameters a row, well
+under the 999 an older SQLite allows in one statement)."""
 
 
 class DurableConnectionPool(SQLiteConnectionPool):
@@ -102,6 +113,11 @@ def prepare_file(path: Path) -> None:
             if "locked" not in str(error) or attempt == _PREPARE_ATTEMPTS - 1:
                 raise
             time.sleep(0.05)
+
+
+def _text_id(originator_id: object) -> str:
+    """A stream's id as eventsourcing stores it in a text column (a UUID without dashes)."""
+    return originator_id.hex if isinstance(originator_id, UUID) else str(originator_id)
 
 
 EVENTS_TABLE: Final = "stored_events"
@@ -326,6 +342,43 @@ class SQLiteBackend(SqlBackend):
         params = [v for topic in topics for v in (topic, position, limit)]
         rows = self._read(statement, (*params, limit))
         return [LogRow(row[0], str(row[1]), row[2], row[3], row[4]) for row in rows]
+
+    # -- appends ----------------------------------------------------------------------------
+
+    def insert(self, rows: Sequence[StoredEvent]) -> Sequence[int] | None:
+        """Insert rows of any streams in one transaction, a few hundred rows a statement; their
+        log positions.
+
+        eventsourcing's recorder runs one statement a row. Each statement gives up the GIL while
+        SQLite works and must win it back from the event loop's thread after, so a grouped
+        append of a hundred rows on a busy process waited for the GIL a hundred times while
+        every other command waited for it (docs/performance.md, "Capacity at human pace").
+        A row's position is its rowid: SQLite gives the rows of one INSERT the rowids after the
+        largest one, in order, so a statement's last rowid names them all.
+        """
+        recorder = self.events
+        assert isinstance(recorder, SQLiteApplicationRecorder)
+        positions: list[int] = []
+        with recorder.datastore.transaction(commit=True) as cursor:
+            for start in range(0, len(rows), ROWS_PER_INSERT):
+                chunk = rows[start : start + ROWS_PER_INSERT]
+                cursor.execute(
+                    f"INSERT INTO {recorder.events_table_name} VALUES "
+                    + ",".join(["(?,?,?,?)"] * len(chunk)),
+                    [
+                        value
+                        for row in chunk
+                        for value in (
+                            _text_id(row.originator_id),
+                            row.originator_version,
+                            row.topic,
+                            row.state,
+                        )
+                    ],
+                )
+                last = cursor.lastrowid
+                positions.extend(range(last - len(chunk) + 1, last + 1))
+        return positions
 
     # -- snapshots and side tables ----------------------------------------------------------
 
