@@ -221,6 +221,19 @@ def test_the_load_is_requests_at_a_time_and_the_share_of_a_core() -> None:
     assert load.sample() == (0.0, 0.0)
 
 
+def _two_at_a_time(
+    shedding: Shedding, clock: Clock, cpu: Cpu, *, steps: int, cpu_each: float
+) -> None:
+    """``steps`` hundredths of a second of two requests at a time, each using ``cpu_each`` s."""
+    for _ in range(steps):
+        shedding.load.started()
+        shedding.load.started()
+        clock.now += 0.01
+        cpu.seconds += cpu_each
+        shedding.load.ended()
+        shedding.load.ended()
+
+
 def test_one_request_at_a_time_never_fills_a_process_however_busy() -> None:
     # given a client asking one request after another, the process at a full core
     shedding = Shedding(_nothing, ApiSettings(shed_cpu=0.5), lambda: 0, lambda: 100.0)
@@ -234,13 +247,7 @@ def test_one_request_at_a_time_never_fills_a_process_however_busy() -> None:
     # then it is not full (its requests never waited for each other)
     assert not shedding._full()
     # but two clients at once on that core fill it
-    for _ in range(100):
-        shedding.load.started()
-        shedding.load.started()
-        clock.now += 0.01
-        cpu.seconds += 0.01
-        shedding.load.ended()
-        shedding.load.ended()
+    _two_at_a_time(shedding, clock, cpu, steps=100, cpu_each=0.01)
     assert shedding._full()
     # and with both signals off, admission is off
     off = Shedding(_nothing, ApiSettings(shed_cpu=0.0, shed_wait_ms=0.0), lambda: 0)
@@ -251,13 +258,7 @@ def _two_clients_at_a_time(shedding: Shedding) -> None:
     """Half a second of two requests at a time on a tenth of a core: busy, not CPU-bound."""
     clock, cpu = Clock(), Cpu()
     shedding.load = ProcessLoad(clock, cpu)
-    for _ in range(50):
-        shedding.load.started()
-        shedding.load.started()
-        clock.now += 0.01
-        cpu.seconds += 0.001
-        shedding.load.ended()
-        shedding.load.ended()
+    _two_at_a_time(shedding, clock, cpu, steps=50, cpu_each=0.001)
 
 
 @pytest.mark.parametrize(
