@@ -22,7 +22,6 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Final
-from uuid import UUID
 
 from eventsourcing.persistence import (
     AggregateRecorder,
@@ -113,11 +112,6 @@ def prepare_file(path: Path) -> None:
             if "locked" not in str(error) or attempt == _PREPARE_ATTEMPTS - 1:
                 raise
             time.sleep(0.05)
-
-
-def _text_id(originator_id: object) -> str:
-    """A stream's id as eventsourcing stores it in a text column (a UUID without dashes)."""
-    return originator_id.hex if isinstance(originator_id, UUID) else str(originator_id)
 
 
 EVENTS_TABLE: Final = "stored_events"
@@ -369,7 +363,7 @@ class SQLiteBackend(SqlBackend):
                         value
                         for row in chunk
                         for value in (
-                            _text_id(row.originator_id),
+                            str(row.originator_id),
                             row.originator_version,
                             row.topic,
                             row.state,
