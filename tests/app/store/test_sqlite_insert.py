@@ -82,7 +82,9 @@ def test_a_stale_row_refuses_the_whole_group(sqlite_store: MatchStore, tmp_path:
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(groups=st.lists(st.integers(min_value=1, max_value=3 * ROWS_PER_INSERT), max_size=6))
+@given(
+    groups=st.lists(st.integers(min_value=1, max_value=3 * ROWS_PER_INSERT), min_size=1, max_size=6)
+)
 def test_positions_are_the_rowids_the_rows_are_read_back_at(groups: list[int]) -> None:
     # given a fresh store and groups of any sizes, each of streams of its own
     with tempfile.TemporaryDirectory() as folder:
