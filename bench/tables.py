@@ -19,6 +19,8 @@ and the longest: a paused client reads late and then sends the plays that fell d
 once; it makes no full collection of its garbage within a step, bench/tables_client.py),
 errors (anything but 200 and 503; broken connections), refusals (503), feed ids out of order,
 pushes never received (apart: those to a spectator's feed the server refused while it shed),
+the plays a spectator's feed received as history once it opened after the server had refused it
+(shed; their count and p99 apart, not pushes: the feed was not open when they were played),
 ``/view`` asked again after a gap, feeds the server closed after opening them that were resumed
 (a spectator's feed refused with 503 and asked again is a refusal, not a resumed feed).
 
@@ -212,6 +214,7 @@ async def one_step(
         await conn.close()
     plays = [ms for sent, ms in tally.play_ms if t0 <= sent < t1]
     pushes = [ms for sent, ms in tally.pushes if sent < t1]
+    caught_up = [ms for sent, ms in tally.caught_up_shed if sent < t1]
     window = t1 - t0
     return {
         "tables": tables,
@@ -233,6 +236,8 @@ async def one_step(
         "out_of_order": tally.out_of_order,
         "missing": tally.missing,
         "missing_shed": tally.missing_shed,
+        "caught_up_shed": len(caught_up),
+        "caught_up_shed_p99": round(quantile(caught_up, 0.99), 1),
         "views_again": tally.views,
         "feeds_resumed": tally.feed_reopened,
         "error_kinds": dict(tally.error_kinds),
@@ -363,6 +368,8 @@ COLUMNS = (
     ("out_of_order", "out of order"),
     ("missing", "missing"),
     ("missing_shed", "missing (shed spectators)"),
+    ("caught_up_shed", "caught up (shed spectators)"),
+    ("caught_up_shed_p99", "their p99"),
 )
 """The printed table's columns (key, heading); latencies in ms."""
 

@@ -99,6 +99,8 @@ class Tally:
     plays_sent: list[float] = field(default_factory=list)  # monotonic send times
     play_ms: list[tuple[float, float]] = field(default_factory=list)  # (sent, ms)
     pushes: list[tuple[float, float]] = field(default_factory=list)  # (sent, ms)
+    # (sent, ms): plays a spectator's feed received once it opened, having been refused (shed)
+    caught_up_shed: list[tuple[float, float]] = field(default_factory=list)
     errors: int = 0
     refused: int = 0  # 503 answers
     views: int = 0  # /view fetched after loading (a gap the feed could not fill)
@@ -130,6 +132,10 @@ class Feed:
         self.task: asyncio.Task[None] | None = None
         self.stopped = False
         self.shed = False  # refused at least once (503 overloaded): a spectator's feed
+        # (from, to): kept out by the server's shedding, from the first refused attempt in a
+        # row to the attempt that opened; what was played meanwhile came as a catch-up.
+        self.kept_out: list[tuple[float, float]] = []
+        self._refused_since: float | None = None
         self.was_open = False  # the last attempt opened (200): its end was the server's close
         self.retry = FIRST_RETRY_SECONDS  # the wait before the next attempt, as the web table's
 
@@ -159,6 +165,7 @@ class Feed:
     async def _read(self, tally: Tally) -> bool:
         """Read until the server closes; True when the feed refuses to open (do not retry)."""
         self.was_open = False
+        attempted = time.monotonic()
         reader, writer = await asyncio.open_connection(HOST, self.port, limit=1 << 20)
         try:
             head = [f"GET {self.path}?after={self.last} HTTP/1.1", f"Host: {HOST}:{self.port}"]
@@ -171,12 +178,17 @@ class Feed:
                 if status[9:12] == b"503":
                     tally.refused += 1
                     self.shed = True
+                    if self._refused_since is None:
+                        self._refused_since = attempted
                 else:
                     tally.error(f"feed {status[9:12].decode()}")
                 self.ready.set()
                 await self._back_off()
                 return False
             self.ready.set()
+            if self._refused_since is not None:
+                self.kept_out.append((self._refused_since, attempted))
+                self._refused_since = None
             self.was_open = True
             self.retry = FIRST_RETRY_SECONDS
             named = False  # a named message (``event: presence``): not an event of the match
@@ -201,6 +213,10 @@ class Feed:
                     self.on_line(line[5:])
         finally:
             writer.close()
+
+    def kept_out_at(self, moment: float) -> bool:
+        """Whether the server's shedding kept this feed out at ``moment`` (it opened later)."""
+        return any(start <= moment < end for start, end in self.kept_out)
 
     async def stop(self) -> None:
         """Stop reading."""
@@ -368,6 +384,10 @@ class Table:
                     self.tally.missing_shed += 1  # a spectator kept out while the server shed
                 elif arrived is None:
                     self.tally.missing += 1
+                elif feed.kept_out_at(sent):
+                    # Played while the server refused this spectator's feed (shedding): it came
+                    # as history when the feed opened, not as a push to an open feed.
+                    self.tally.caught_up_shed.append((sent, (arrived - sent) * 1000))
                 else:
                     self.tally.pushes.append((sent, (arrived - sent) * 1000))
 

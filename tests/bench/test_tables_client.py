@@ -9,7 +9,13 @@ import itertools
 import time
 from typing import Any
 
-from bench.tables_client import FIRST_RETRY_SECONDS, Feed, Tally, collector_between_steps
+from bench.tables_client import (
+    FIRST_RETRY_SECONDS,
+    Feed,
+    Table,
+    Tally,
+    collector_between_steps,
+)
 
 _REFUSAL = (
     b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\n"
@@ -59,6 +65,78 @@ def test_a_refused_feed_asks_again_after_half_a_second_then_twice_as_long_each_t
     assert 1.6 < gaps[1] / gaps[0] < 2.5 and 1.6 < gaps[2] / gaps[1] < 2.5
     # And every attempt is counted a refusal, none an error or a resumed feed
     assert tally.refused == 4 and tally.errors == 0 and tally.feed_reopened == 0
+
+
+_OPEN = b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\r\n"
+
+
+async def _kept_out_then_open(refusals: int, late_seconds: float) -> tuple[Feed, float]:
+    """A spectator's feed against a server that refuses its first ``refusals`` attempts (503),
+    then opens it and sends events 1 and 2 at once and event 3 ``late_seconds`` later; the feed
+    once every event arrived, and when event 3 was sent."""
+    attempts = 0
+    third_sent = 0.0
+
+    async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        nonlocal attempts, third_sent
+        await reader.readuntil(b"\r\n\r\n")
+        attempts += 1
+        if attempts <= refusals:
+            writer.write(_REFUSAL)
+            await writer.drain()
+            writer.close()
+            return
+        writer.write(_OPEN + b"id: 1\ndata: {}\n\nid: 2\ndata: {}\n\n")
+        await writer.drain()
+        await asyncio.sleep(late_seconds)
+        third_sent = time.monotonic()
+        writer.write(b"id: 3\ndata: {}\n\n")
+        await writer.drain()
+        await asyncio.sleep(5)
+
+    server = await asyncio.start_server(serve, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    feed = Feed(port, "/matches/m/events", None, _ignore)
+    feed.start(0, Tally())
+    for _ in range(100):
+        await asyncio.sleep(0.05)
+        if 3 in feed.arrived:
+            break
+    feed.stopped = True
+    assert feed.task is not None
+    feed.task.cancel()
+    server.close()
+    return feed, third_sent
+
+
+def test_plays_made_while_a_spectator_was_shed_count_as_its_catch_up_not_as_pushes() -> None:
+    # Given a spectator's feed refused twice by a shedding server, then opened: events 1 and 2
+    # (played while it was kept out) come at once as history, event 3 is pushed to the open feed
+    feed, third_sent = asyncio.run(_kept_out_then_open(refusals=2, late_seconds=0.2))
+    assert sorted(feed.arrived) == [1, 2, 3]
+    assert len(feed.kept_out) == 1
+    kept_from, opened = feed.kept_out[0]
+    assert opened - kept_from >= FIRST_RETRY_SECONDS  # it waited out at least one refusal
+    tally = Tally()
+    table = Table(0, 0, 1, lambda: 1.0, tally)
+    table.spectators = [feed]
+    player = object()
+    table.played = [
+        (player, 1, kept_from + 0.01),  # type: ignore[list-item]
+        (player, 2, opened - 0.01),  # type: ignore[list-item]
+        (player, 3, third_sent),  # type: ignore[list-item]
+    ]
+
+    # When the step settles its pushes
+    table.settle(0.0)
+
+    # Then the two plays made while the feed was kept out are its catch-up, the third a push of
+    # a fraction of a second, and nothing is missing
+    assert [seq_sent for seq_sent, _ in tally.caught_up_shed] == [kept_from + 0.01, opened - 0.01]
+    assert tally.caught_up_shed[0][1] >= (opened - kept_from - 0.01) * 1000
+    assert len(tally.pushes) == 1
+    assert tally.pushes[0][1] < 150
+    assert tally.missing == 0 and tally.missing_shed == 0
 
 
 PYTHON_DEFAULT_THRESHOLDS = (700, 10, 10)
