@@ -289,11 +289,18 @@ class Presence:
                     self._wake(match_id)
 
     async def _beat(self) -> None:
-        """Refresh this process's rows; rewrite every row when the store holds fewer than it
-        should (a failed write, or rows swept while this process could not beat)."""
+        """Refresh this process's rows, then write again only the rows that differ from the
+        feeds open here: a row missing (a failed write, or swept while this process could not
+        beat) or left over (a failed delete). A row being written now is left to its writer,
+        which makes it match the count when it ends.
+
+        Each row is one transaction, a flush on SQLite, queued with the plays: rewriting every
+        row at each beat because some write was under way (as this did until 2026-12-06) stalled
+        every table of a busy process for a second (docs/performance.md, "Capacity at human
+        pace")."""
         now = time.time()
-        held = self.registry.held()
         stored = await self._call(self._backend.presence_beat, self.process, now, now - self.expiry)
-        if stored != len(held) or self._written != set(held):
-            for key in set(held) | self._written:
+        held = set(self.registry.held())
+        for key in (held ^ set(stored)) | (held ^ self._written):
+            if key not in self._writing:
                 self._write_soon(key)

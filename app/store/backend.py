@@ -206,9 +206,10 @@ class Backend(abc.ABC):
         """The process holds no feed of the seat any more: its row deleted."""
 
     @abc.abstractmethod
-    def presence_beat(self, process: str, beat: float, gone_before: float) -> int:
+    def presence_beat(self, process: str, beat: float, gone_before: float) -> list[tuple[str, int]]:
         """Refresh every row of the process to ``beat`` (one statement) and delete every row of
-        any process whose beat is older than ``gone_before``; how many rows the process has."""
+        any process whose beat is older than ``gone_before``; the (match, seat) of each row the
+        process has."""
 
     @abc.abstractmethod
     def presence_release_all(self, process: str) -> None:

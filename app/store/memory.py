@@ -156,8 +156,8 @@ class MemoryBackend(Backend):
         with self._shared.lock:
             self._shared.presence.pop((match_id, seat, process), None)
 
-    def presence_beat(self, process: str, beat: float, gone_before: float) -> int:
-        """Refresh the process's rows, drop the rows gone."""
+    def presence_beat(self, process: str, beat: float, gone_before: float) -> list[tuple[str, int]]:
+        """Refresh the process's rows, drop the rows gone; the process's rows."""
         with self._shared.lock:
             rows = self._shared.presence
             mine = [key for key in rows if key[2] == process]
@@ -165,7 +165,7 @@ class MemoryBackend(Backend):
                 rows[key] = beat
             for key in [key for key, at in rows.items() if at < gone_before]:
                 del rows[key]
-            return len(mine)
+            return [(match_id, seat) for match_id, seat, _ in mine]
 
     def presence_release_all(self, process: str) -> None:
         """Every row of the process deleted."""

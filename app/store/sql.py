@@ -163,14 +163,15 @@ class SqlBackend(Backend):
                 (match_id, seat, process),
             )
 
-    def presence_beat(self, process: str, beat: float, gone_before: float) -> int:
-        """The refresh and the sweep of rows gone, in one transaction."""
+    def presence_beat(self, process: str, beat: float, gone_before: float) -> list[tuple[str, int]]:
+        """The refresh and the sweep of rows gone, in one transaction; the process's rows."""
         with self.transaction() as run:
             held = run(
-                "UPDATE {h} SET beat = {p} WHERE process = {p} RETURNING seat", (beat, process)
+                "UPDATE {h} SET beat = {p} WHERE process = {p} RETURNING match_id, seat",
+                (beat, process),
             )
             run("DELETE FROM {h} WHERE beat < {p}", (gone_before,))
-            return len(held)
+            return [(str(row["match_id"]), int(row["seat"])) for row in held]
 
     def presence_release_all(self, process: str) -> None:
         """One delete on the process's index."""

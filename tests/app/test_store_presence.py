@@ -65,9 +65,9 @@ def test_an_old_beat_counts_as_gone_and_a_heartbeat_keeps_rows_alive(
     assert not other_store.backend.presence_elsewhere("alive", now - EXPIRY)
     # when the live process beats (its rows refreshed, rows gone swept)
     held = store.backend.presence_beat("alive", now, now - EXPIRY)
-    # then it is told how many rows it has, and the crashed row is gone for good
-    assert held == 1
-    assert other_store.backend.presence_beat("crashed", now, now - EXPIRY) == 0
+    # then it is told which rows it has, and the crashed row is gone for good
+    assert held == [("m1", 0)]
+    assert other_store.backend.presence_beat("crashed", now, now - EXPIRY) == []
     assert live(other_store, ["m1"]) == {"m1": {0}}
     # and a beat moved the live row forward: still live a whole expiry after its old beat
     later = store.backend.presence_seats(["m1"], "asker", now - EXPIRY / 4)
