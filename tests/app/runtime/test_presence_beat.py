@@ -88,7 +88,7 @@ def test_a_heartbeat_during_a_write_rewrites_no_row(store: MatchStore) -> None:
         await asyncio.sleep(0.05)
 
         # Then it wrote no row again: every settled row matched, the late one is its writer's
-        # (until 2026-12-06 the heartbeat wrote all 201 rows again, one transaction each)
+        # (until 2026-12-06 the heartbeat wrote the other 200 rows again, one transaction each)
         assert calls.holds == before
         # And once that write ends, the store holds every row
         calls.let_go.set()
