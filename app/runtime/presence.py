@@ -6,9 +6,12 @@ connect a seat. The flag is public and says nothing else: no history, no address
 
 Each process counts its own open seat feeds (``PresenceRegistry``) and keeps one row per (match,
 seat) it holds in the store's presence table, written only when its count goes 0 → 1 (an
-upsert) or 1 → 0 (a delete). It refreshes the ``beat`` of all its rows in one statement every
-``beat_every`` seconds; a row whose beat is older than ``expiry`` seconds counts as gone (its
-process crashed) and is swept. A process that stops cleanly deletes its rows.
+upsert) or 1 → 0 (a delete). One writer per process writes them: every row that changed while
+its last transaction ran goes in its next one, so a crowd of tables set up or ending at once
+costs a few transactions, not one (a flush on SQLite) per seat. It refreshes the ``beat`` of
+all its rows in one statement every ``beat_every`` seconds; a row whose beat is older than
+``expiry`` seconds counts as gone (its process crashed) and is swept. A process that stops
+cleanly deletes its rows.
 
 One loop per process (not per feed) reads the other processes' live rows of the matches it has
 feeds open on every ``follow_every`` seconds, and wakes the feeds of a match whose flags
@@ -37,6 +40,9 @@ Wake = Callable[[str], None]
 """Wakes the open feeds of a match (on the event loop)."""
 
 _RECENT_LIMIT: Final = 10_000  # matches whose flags a view read lately, kept for follow_every
+
+WRITE_BATCH: Final = 500
+"""At most this many rows in one presence transaction."""
 
 
 class PresenceRegistry:
@@ -117,8 +123,9 @@ class Presence:
         self._remote: dict[str, frozenset[int]] = {}  # watched match -> other processes' seats
         self._recent: dict[str, tuple[float, frozenset[int]]] = {}  # unwatched, read lately
         self._written: set[tuple[str, int]] = set()  # rows this process has in the store
-        self._again: set[tuple[str, int]] = set()
-        self._writing: dict[tuple[str, int], asyncio.Task[None]] = {}
+        self._pending: set[tuple[str, int]] = set()  # rows to make match their counts
+        self._writing: set[tuple[str, int]] = set()  # the rows of the transaction under way
+        self._writer: asyncio.Task[None] | None = None
         # Whether another process held any seat at the last look: while none does, a view of a
         # match with no feed here needs no store read (one server process, the common case).
         self._elsewhere = True
@@ -194,9 +201,8 @@ class Presence:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self._loop_task
             self._loop_task = None
-        writing = list(self._writing.values())
-        if writing:
-            await asyncio.wait(writing, timeout=5)
+        if self._writer is not None:
+            await asyncio.wait([self._writer], timeout=5)
         try:
             await self._call(self._backend.presence_release_all, self.process)
         except Exception:
@@ -213,40 +219,40 @@ class Presence:
             self._write_soon((match_id, seat))
 
     def _write_soon(self, key: tuple[str, int]) -> None:
-        """One writer per (match, seat) at a time; a change during a write writes again after
-        it, so the stored row always ends as the count does."""
-        if key in self._writing:
-            self._again.add(key)
-            return
-        self._writing[key] = asyncio.get_running_loop().create_task(self._write(key))
+        """Queue the (match, seat)'s row to be made to match its count. One writer per process:
+        what changes while it writes is written in its next transaction, so the stored row
+        always ends as the count does, and however many seats open and close at once, the
+        process has one presence transaction under way at a time."""
+        self._pending.add(key)
+        if self._writer is None:
+            self._writer = asyncio.get_running_loop().create_task(self._write_pending())
 
-    async def _write(self, key: tuple[str, int]) -> None:
+    async def _write_pending(self) -> None:
         try:
-            while True:
-                self._again.discard(key)
-                await self._store_row(key)
-                if key not in self._again:
-                    return
+            while self._pending and not self._stopped:
+                batch = sorted(self._pending)[:WRITE_BATCH]
+                self._pending.difference_update(batch)
+                self._writing = set(batch)
+                await self._store_rows(batch)
+                self._writing = set()
         finally:
-            del self._writing[key]
+            self._writing = set()
+            self._writer = None
 
-    async def _store_row(self, key: tuple[str, int]) -> None:
-        """Make the stored row match the count: written while ≥ 1 feed, deleted at 0. A
-        failed write is retried by the next heartbeat."""
-        match_id, seat = key
-        held = self.registry.count(match_id, seat) > 0
+    async def _store_rows(self, keys: list[tuple[str, int]]) -> None:
+        """Make the stored rows match the counts, in one transaction: written while ≥ 1 feed,
+        deleted at 0. A failed write is retried by the next heartbeat."""
+        holds = [key for key in keys if self.registry.count(*key) > 0]
+        releases = [key for key in keys if self.registry.count(*key) == 0]
         try:
-            if held:
-                await self._call(
-                    self._backend.presence_hold, self.process, match_id, seat, time.time()
-                )
-                self._written.add(key)
-            else:
-                await self._call(self._backend.presence_release, self.process, match_id, seat)
-                self._written.discard(key)
+            await self._call(
+                self._backend.presence_write, self.process, holds, releases, time.time()
+            )
+            self._written.update(holds)
+            self._written.difference_update(releases)
         except Exception:
-            log.exception("writing a presence row failed; the heartbeat retries it")
-            self._written.add(key)  # unknown now: the next heartbeat writes it again
+            log.exception("writing presence rows failed; the heartbeat retries them")
+            self._written.update(keys)  # unknown now: the next heartbeat writes them again
 
     # -- the loop: the other processes' rows, the heartbeat -----------------------------------
 
@@ -294,10 +300,9 @@ class Presence:
         beat) or left over (a failed delete). A row being written now is left to its writer,
         which makes it match the count when it ends.
 
-        Each row is one transaction, a flush on SQLite, queued with the plays: rewriting every
-        row at each beat because some write was under way (as this did until 2026-12-06) stalled
-        every table of a busy process for a second (docs/performance.md, "Capacity at human
-        pace")."""
+        Rewriting every row at each beat because some write was under way (as this did until
+        2026-12-06, one transaction, a flush on SQLite, per row) stalled every table of a busy
+        process for a second (docs/performance.md, "Capacity at human pace")."""
         now = time.time()
         stored = await self._call(self._backend.presence_beat, self.process, now, now - self.expiry)
         held = set(self.registry.held())

@@ -146,15 +146,19 @@ class MemoryBackend(Backend):
 
     # -- presence ---------------------------------------------------------------------------
 
-    def presence_hold(self, process: str, match_id: str, seat: int, beat: float) -> None:
-        """The row written or refreshed."""
+    def presence_write(
+        self,
+        process: str,
+        holds: Sequence[tuple[str, int]],
+        releases: Sequence[tuple[str, int]],
+        beat: float,
+    ) -> None:
+        """The rows written or refreshed, and deleted, under one lock."""
         with self._shared.lock:
-            self._shared.presence[(match_id, seat, process)] = beat
-
-    def presence_release(self, process: str, match_id: str, seat: int) -> None:
-        """The row deleted."""
-        with self._shared.lock:
-            self._shared.presence.pop((match_id, seat, process), None)
+            for match_id, seat in holds:
+                self._shared.presence[(match_id, seat, process)] = beat
+            for match_id, seat in releases:
+                self._shared.presence.pop((match_id, seat, process), None)
 
     def presence_beat(self, process: str, beat: float, gone_before: float) -> list[tuple[str, int]]:
         """Refresh the process's rows, drop the rows gone; the process's rows."""

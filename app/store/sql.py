@@ -40,6 +40,8 @@ _HOLD: Final = (
     " ON CONFLICT (match_id, seat, process) DO UPDATE SET beat = excluded.beat"
 )
 
+_RELEASE: Final = "DELETE FROM {h} WHERE match_id = {p} AND seat = {p} AND process = {p}"
+
 _HELD: Final = (
     "SELECT match_id, seat FROM {h} WHERE match_id IN ({marks}) AND process <> {p} AND beat >= {p}"
 )
@@ -150,18 +152,21 @@ class SqlBackend(Backend):
 
     # -- presence ---------------------------------------------------------------------------
 
-    def presence_hold(self, process: str, match_id: str, seat: int, beat: float) -> None:
-        """One upsert on the table's key."""
+    def presence_write(
+        self,
+        process: str,
+        holds: Sequence[tuple[str, int]],
+        releases: Sequence[tuple[str, int]],
+        beat: float,
+    ) -> None:
+        """One upsert or delete on the table's key per row, all in one transaction."""
+        if not holds and not releases:
+            return
         with self.transaction() as run:
-            run(_HOLD, (match_id, seat, process, beat))
-
-    def presence_release(self, process: str, match_id: str, seat: int) -> None:
-        """One delete on the table's key."""
-        with self.transaction() as run:
-            run(
-                "DELETE FROM {h} WHERE match_id = {p} AND seat = {p} AND process = {p}",
-                (match_id, seat, process),
-            )
+            for match_id, seat in holds:
+                run(_HOLD, (match_id, seat, process, beat))
+            for match_id, seat in releases:
+                run(_RELEASE, (match_id, seat, process))
 
     def presence_beat(self, process: str, beat: float, gone_before: float) -> list[tuple[str, int]]:
         """The refresh and the sweep of rows gone, in one transaction; the process's rows."""

@@ -52,6 +52,23 @@ def test_a_held_seat_is_seen_by_another_handle_until_released(
     assert not other_store.backend.presence_elsewhere("b", now - EXPIRY)
 
 
+def test_one_write_holds_and_releases_many_seats_at_once(
+    store: MatchStore, other_store: MatchStore
+) -> None:
+    # given process "a" holding seat 0 of m1 and m2
+    now = time.time()
+    store.backend.presence_write("a", [("m1", 0), ("m2", 0)], [], now)
+    assert live(other_store, ["m1", "m2", "m3"]) == {"m1": {0}, "m2": {0}}
+    # when one write holds seat 1 of m1 and seat 0 of m3 and releases seat 0 of m2 (and a seat
+    # it never held, which changes nothing)
+    store.backend.presence_write("a", [("m1", 1), ("m3", 0)], [("m2", 0), ("m9", 1)], now)
+    # then another handle sees exactly the seats now held
+    assert live(other_store, ["m1", "m2", "m3", "m9"]) == {"m1": {0, 1}, "m3": {0}}
+    # and a write of nothing changes nothing
+    store.backend.presence_write("a", [], [], now)
+    assert live(other_store, ["m1", "m2", "m3", "m9"]) == {"m1": {0, 1}, "m3": {0}}
+
+
 def test_an_old_beat_counts_as_gone_and_a_heartbeat_keeps_rows_alive(
     store: MatchStore, other_store: MatchStore
 ) -> None:

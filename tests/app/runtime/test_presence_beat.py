@@ -1,6 +1,7 @@
-"""The presence heartbeat (app/runtime/presence.py) writes again only the rows that differ from
-the feeds open here, never every row because some write is under way: each row is a transaction
-of its own, a flush on SQLite, queued with the plays."""
+"""The presence rows (app/runtime/presence.py): one writer per process puts every row that
+changed while it wrote in its next transaction, and the heartbeat writes again only the rows that
+differ from the feeds open here, never every row because some write is under way. Each presence
+transaction is a flush on SQLite, queued with the plays."""
 
 from __future__ import annotations
 
@@ -27,18 +28,22 @@ def store(tmp_path: Path) -> Iterator[MatchStore]:
 
 
 class Calls:
-    """Runs store calls on a thread, counts the row upserts, and can hold back one seat's."""
+    """Runs store calls on a thread, counts the rows upserted and the presence transactions,
+    and can hold back the transaction that writes one seat's row."""
 
     def __init__(self) -> None:
         self.holds = 0
+        self.transactions = 0
         self.held_back: tuple[str, int] | None = None
         self.let_go = asyncio.Event()
 
     async def __call__(self, func: Callable[..., Any], *args: Any) -> Any:
         name = getattr(func, "__name__", "")
-        if name == "presence_hold":
-            self.holds += 1
-            if self.held_back == (args[1], args[2]):
+        if name == "presence_write":
+            _process, holds, releases, _beat = args
+            self.holds += len(holds)
+            self.transactions += 1
+            if self.held_back in holds or self.held_back in releases:
                 await self.let_go.wait()  # this write is under way when the heartbeat comes
         return await asyncio.to_thread(func, *args)
 
@@ -52,7 +57,7 @@ def rows_of(store: MatchStore, presence: Presence) -> set[tuple[str, int]]:
 async def settled(presence: Presence) -> None:
     """Wait until no row write of ``presence`` is under way (a condition, not a timed wait)."""
     deadline = time.monotonic() + 30
-    while presence._writing:
+    while presence._writing or presence._pending:
         assert time.monotonic() < deadline, "the row writes never ended"
         await asyncio.sleep(0.01)
 
@@ -131,15 +136,15 @@ def test_a_heartbeat_deletes_a_row_whose_delete_failed(store: MatchStore) -> Non
         keys = opened_seats(presence, 10)
         await settled(presence)
         # and one of them closed while the store refused the delete (the row is left over)
-        real_release = store.backend.presence_release
+        real_write = store.backend.presence_write
 
         def refuse(*_args: Any) -> None:
             raise OSError("disk full")
 
-        store.backend.presence_release = refuse  # type: ignore[method-assign]
+        store.backend.presence_write = refuse  # type: ignore[method-assign]
         presence.feed_closed(*keys[0])
         await settled(presence)
-        store.backend.presence_release = real_release  # type: ignore[method-assign]
+        store.backend.presence_write = real_write  # type: ignore[method-assign]
         assert keys[0] in rows_of(store, presence)
 
         # When the heartbeat runs
@@ -148,5 +153,54 @@ def test_a_heartbeat_deletes_a_row_whose_delete_failed(store: MatchStore) -> Non
 
         # Then the left-over row is deleted and every other row kept
         assert rows_of(store, presence) == set(keys[1:])
+
+    asyncio.run(run())
+
+
+def test_seats_opening_and_closing_at_once_share_a_few_transactions(store: MatchStore) -> None:
+    async def run() -> None:
+        # Given a process with no seat feed open, whose first presence write is held back
+        calls = Calls()
+        presence = Presence(store.backend, calls, lambda _m: None, expiry=EXPIRY)
+        calls.held_back = ("first", 0)
+        presence.feed_opened("first", 0)
+        await asyncio.sleep(0.05)
+        assert calls.transactions == 1
+
+        # When 200 seat feeds open while that write is under way, and 50 of them close again
+        keys = opened_seats(presence, SEATS)
+        for key in keys[:50]:
+            presence.feed_closed(*key)
+        calls.let_go.set()
+        await settled(presence)
+
+        # Then they were written in one more transaction, not one per seat (until 2026-12-06
+        # each opening and each closing was a transaction of its own: 251 here)
+        assert calls.transactions == 2
+        # And the store holds exactly the seats still open
+        assert rows_of(store, presence) == {("first", 0), *keys[50:]}
+
+    asyncio.run(run())
+
+
+def test_a_seat_that_closes_while_its_row_is_written_ends_with_no_row(store: MatchStore) -> None:
+    async def run() -> None:
+        # Given a seat feed whose row is being written
+        calls = Calls()
+        presence = Presence(store.backend, calls, lambda _m: None, expiry=EXPIRY)
+        calls.held_back = ("m", 1)
+        presence.feed_opened("m", 1)
+        await asyncio.sleep(0.05)
+        assert presence._writing == {("m", 1)}
+
+        # When the feed closes before that write ends
+        presence.feed_closed("m", 1)
+        calls.held_back = None
+        calls.let_go.set()
+        await settled(presence)
+
+        # Then the row written is deleted by the writer's next transaction
+        assert rows_of(store, presence) == set()
+        assert calls.transactions == 2
 
     asyncio.run(run())
