@@ -43,6 +43,21 @@ already lengthens the playing tables' slowest plays; on PostgreSQL every call wa
 network and on other processes' commits, and a process past 0.5 ms still holds all its tables
 (docs/performance.md, "Capacity at human pace")."""
 
+SHED_LATENCY_MS: Final[Mapping[StoreKind, float]] = {
+    "sqlite": 5.0,
+    "postgres": 10.0,
+    "memory": 0.0,
+}
+"""By store, the median time (ms) to answer a request, over half a second, past which a process
+serving requests concurrently admits new tables more slowly, and refuses spectator feeds and lobby
+reads once it lasts a second, even when under twice its floor (``BASRA_SHED_LATENCY_MS`` sets one
+for every store; 0: never for this, floor included): its requests wait for each other, and the
+tables already playing with them (app/api/edges/admission.py; docs/deploy.md, "Shedding load").
+On SQLite a request that waits for nothing takes 1.5-3 ms, and a median past 5 ms is a standing
+queue (the same target as a router's CoDel); on PostgreSQL every play also waits for the network
+and a commit shared with other processes. Off on the in-memory store, which tests use: its times
+say nothing of a deployment (docs/performance.md, "Capacity at human pace")."""
+
 SHED_CPU = 0.9
 """The share of one core past which a process serving requests concurrently counts as full and
 admits new tables more slowly (``BASRA_SHED_CPU``; 0: never for this;
@@ -92,6 +107,7 @@ class ApiSettings:
     shed_lag_ms: float = SHED_LAG_MS
     shed_wait_ms: float | None = None  # the store calls' median wait that slows admission
     shed_cpu: float = SHED_CPU  # the share of a core that does
+    shed_latency_ms: float | None = None  # the median time a request that does
     max_feeds: int = 0
     # The rated pool's rating window: START, STEP, EVERY seconds, WIDEST (docs/api.md).
     pool_window: PoolWindow = field(default_factory=PoolWindow)
@@ -104,8 +120,8 @@ class ApiSettings:
         ``BASRA_TURN_SECONDS`` and ``BASRA_WAITING_MINUTES`` (docs/api.md, "The turn clock"),
         ``BASRA_PRESENCE_FOLLOW_SECONDS``, ``BASRA_PRESENCE_BEAT_SECONDS`` and
         ``BASRA_PRESENCE_EXPIRY_SECONDS`` (docs/api.md, "Connected now"),
-        ``BASRA_SHED_LAG_MS``, ``BASRA_SHED_WAIT_MS``, ``BASRA_SHED_CPU`` and
-        ``BASRA_MAX_FEEDS`` (docs/deploy.md, "Shedding load"),
+        ``BASRA_SHED_LAG_MS``, ``BASRA_SHED_WAIT_MS``, ``BASRA_SHED_CPU``,
+        ``BASRA_SHED_LATENCY_MS`` and ``BASRA_MAX_FEEDS`` (docs/deploy.md, "Shedding load"),
         ``BASRA_POOL_WINDOW`` (docs/api.md, "Rated pool")."""
         env = os.environ if environ is None else environ
         token = env.get("BASRA_SUPPORT_TOKEN") or None
@@ -138,6 +154,7 @@ class ApiSettings:
             shed_lag_ms=float(env.get("BASRA_SHED_LAG_MS") or SHED_LAG_MS),
             shed_wait_ms=optional_float(env.get("BASRA_SHED_WAIT_MS")),
             shed_cpu=float(env.get("BASRA_SHED_CPU") or SHED_CPU),
+            shed_latency_ms=optional_float(env.get("BASRA_SHED_LATENCY_MS")),
             max_feeds=int(env.get("BASRA_MAX_FEEDS") or 0),
             pool_window=parse_pool_window(env.get("BASRA_POOL_WINDOW", "")),
         ).checked()
@@ -146,6 +163,11 @@ class ApiSettings:
         """The store calls' median wait (ms) that makes a process on a store of ``kind`` full:
         ``BASRA_SHED_WAIT_MS`` when set, else that store's own (``SHED_WAIT_MS``)."""
         return SHED_WAIT_MS[kind] if self.shed_wait_ms is None else self.shed_wait_ms
+
+    def shed_latency_ms_on(self, kind: StoreKind) -> float:
+        """The median time (ms) to answer a request that makes a process on a store of ``kind``
+        full: ``BASRA_SHED_LATENCY_MS`` when set, else that store's own (``SHED_LATENCY_MS``)."""
+        return SHED_LATENCY_MS[kind] if self.shed_latency_ms is None else self.shed_latency_ms
 
     def checked(self) -> ApiSettings:
         """These settings, or ValueError when they contradict each other: a presence heartbeat

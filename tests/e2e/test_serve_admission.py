@@ -34,10 +34,21 @@ def _metric(url: str, name: str, labels: dict[str, str] | None = None) -> float 
     return None
 
 
+FULL_AT_ANY_LATENCY = {
+    # Any median request time counts as full, the CPU and the store's queue never do: the
+    # latency target alone refuses tables.
+    "BASRA_SHED_CPU": "0",
+    "BASRA_SHED_WAIT_MS": "0",
+    "BASRA_SHED_LATENCY_MS": "0.001",
+    "BASRA_RATE_LIMITS": "matches=off players=off feeds=off",
+}
+
+
+@pytest.mark.parametrize("full_at", [FULL_AT_ANY_CPU, FULL_AT_ANY_LATENCY], ids=["cpu", "latency"])
 def test_a_full_process_refuses_new_tables_but_never_a_play_view_or_seat_feed(
-    tmp_path: Path,
+    tmp_path: Path, full_at: dict[str, str]
 ) -> None:
-    with basra_serve(tmp_path, env=FULL_AT_ANY_CPU) as url, httpx.Client() as http:
+    with basra_serve(tmp_path, env=full_at) as url, httpx.Client() as http:
         steps = HttpSteps(http, url)
         # given a table in play, its seat's feed open
         match_id, token = steps.practice(seed="admission")
@@ -70,6 +81,7 @@ def test_a_full_process_refuses_new_tables_but_never_a_play_view_or_seat_feed(
             # ... and the seat plays meanwhile
             played = steps.play_first_card(match_id, token)
             rate = _metric(url, "basra_table_admission_rate")
+            median = _metric(url, "basra_request_median_seconds")
         finally:
             stop.set()
             for client in clients:
@@ -80,6 +92,7 @@ def test_a_full_process_refuses_new_tables_but_never_a_play_view_or_seat_feed(
         assert refused.headers["retry-after"] == "5"
         assert refused.json()["error"]["code"] == "overloaded"
         assert rate is not None and rate < MAX_RATE
+        assert median is not None and median > 0  # the admission timed the views it judged
         assert (_metric(url, "basra_shed_total", {"kind": "table"}) or 0) >= 1
         # and nothing was recorded for it: only the admitted tables were created
         assert _metric(url, "basra_commands_total", {"kind": "create", "outcome": "ok"}) == (

@@ -10,14 +10,17 @@ resuming), so a shed player never loses on the clock (R25).
 A new table is admitted at the rate the process can take (app/api/edges/admission.py): the rate is
 cut each half second the process is full (it serves more than one request at a time and uses
 ``shed_cpu`` of a core, or the median wait for a store thread of the last second's calls is past its
-store's ``shed_wait_ms``: app/runtime/waits.py) and grows back slowly while it is not. Spectator
+store's ``shed_wait_ms``: app/runtime/waits.py, or its median request of the last half second took
+longer than twice the lowest median of the last ten minutes or its store's ``shed_latency_ms``)
+and grows back slowly while it is not. Spectator
 feeds and lobby reads are refused while the process has been full for a second. Everything sheddable
 is refused while the event loop runs late by more than ``shed_lag_ms`` (measured by a timer every
 ``PROBE_SECONDS``) at every one of the last ``PROBES_KEPT`` probes, about a second: a loop that is
 saturated, not one pause of the collector or of a busy machine (a single late probe sheds nothing);
 or while the process holds ``max_feeds`` open feeds or more. Each refusal is counted in ``/metrics``
 as ``basra_shed_total{kind}`` (``table``, ``spectator_feed``, ``lobby``), and the rate of new tables
-as ``basra_table_admission_rate``. The check happens before routing, so a refused request reads
+as ``basra_table_admission_rate``, and the median request time it last looked at as
+``basra_request_median_seconds``. The check happens before routing, so a refused request reads
 nothing and changes nothing.
 """
 
@@ -38,7 +41,7 @@ from litestar.types import (
 )
 from prometheus_client import Counter, Gauge
 
-from app.api.edges.admission import FULL_CONCURRENCY, ProcessLoad, TableAdmission
+from app.api.edges.admission import FULL_CONCURRENCY, LatencyFloor, ProcessLoad, TableAdmission
 from app.api.edges.errors import OverloadedError
 from app.api.settings import ApiSettings
 from app.config import StoreKind
@@ -46,6 +49,10 @@ from app.config import StoreKind
 SHED: Final = Counter("basra_shed", "Requests refused with 503 overloaded, by kind.", ["kind"])
 ADMISSION_RATE: Final = Gauge(
     "basra_table_admission_rate", "New tables a second this process admits now."
+)
+REQUEST_MEDIAN: Final = Gauge(
+    "basra_request_median_seconds",
+    "The median time to answer a request at the admission's last look (0: too few answered).",
 )
 
 RETRY_AFTER_SECONDS: Final = 5
@@ -144,20 +151,29 @@ class Shedding:
         self.store_wait_ms = store_wait_ms
         # The median wait for a store thread that makes this process full, by its store.
         self.wait_limit_ms = settings.shed_wait_ms_on(store_kind)
+        # The median time to answer a request past which this process is full, by its store.
+        self.latency_limit_ms = settings.shed_latency_ms_on(store_kind)
         self.lag = LoopLag()
         self.load = ProcessLoad()
-        full = self._full if settings.shed_cpu or self.wait_limit_ms else None
-        self.admission = TableAdmission(full)
+        self.floor = LatencyFloor()
+        signals = settings.shed_cpu or self.wait_limit_ms or self.latency_limit_ms
+        self.admission = TableAdmission(self._full if signals else None)
 
     def _full(self) -> bool:
         """Whether the process was full since the last look (app/api/edges/admission.py): it
         served more than ``FULL_CONCURRENCY`` requests at a time, and used ``shed_cpu`` of a
-        core or more or its store calls waited a median past its store's ``shed_wait_ms``."""
-        concurrency, cpu_share = self.load.sample()
-        if concurrency < FULL_CONCURRENCY:
+        core or more, or its store calls waited a median past its store's ``shed_wait_ms``, or
+        its median request took longer than twice its floor or its store's
+        ``shed_latency_ms``."""
+        load = self.load.sample()
+        REQUEST_MEDIAN.set(load.median_ms / 1000)
+        self.floor.note(load.median_ms)
+        if load.concurrency < FULL_CONCURRENCY:
             return False
         settings = self.settings
-        if settings.shed_cpu and cpu_share >= settings.shed_cpu:
+        if settings.shed_cpu and load.cpu_share >= settings.shed_cpu:
+            return True
+        if self.latency_limit_ms and load.median_ms > self.floor.target_ms(self.latency_limit_ms):
             return True
         return bool(self.wait_limit_ms) and self.store_wait_ms() > self.wait_limit_ms
 
@@ -187,11 +203,11 @@ class Shedding:
             if not _counted(scope):
                 await self.app(scope, receive, send)
                 return
-            self.load.started()
+            began = self.load.started()
             try:
                 await self.app(scope, receive, send)
             finally:
-                self.load.ended()
+                self.load.ended(began)
             return
         SHED.labels(kind).inc()
         start: HTTPResponseStartEvent = {
