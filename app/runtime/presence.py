@@ -234,7 +234,6 @@ class Presence:
                 self._pending.difference_update(batch)
                 self._writing = set(batch)
                 await self._store_rows(batch)
-                self._writing = set()
         finally:
             self._writing = set()
             self._writer = None
@@ -242,8 +241,10 @@ class Presence:
     async def _store_rows(self, keys: list[tuple[str, int]]) -> None:
         """Make the stored rows match the counts, in one transaction: written while ≥ 1 feed,
         deleted at 0. A failed write is retried by the next heartbeat."""
-        holds = [key for key in keys if self.registry.count(*key) > 0]
-        releases = [key for key in keys if self.registry.count(*key) == 0]
+        holds: list[tuple[str, int]] = []
+        releases: list[tuple[str, int]] = []
+        for key in keys:
+            (holds if self.registry.count(*key) > 0 else releases).append(key)
         try:
             await self._call(
                 self._backend.presence_write, self.process, holds, releases, time.time()

@@ -208,14 +208,6 @@ class Backend(abc.ABC):
         """In one transaction: the process holds a feed of each (match, seat) of ``holds`` (its
         row written or refreshed to ``beat``) and of none of ``releases`` (its row deleted)."""
 
-    def presence_hold(self, process: str, match_id: str, seat: int, beat: float) -> None:
-        """The process holds a feed of the seat: its row, written or refreshed in one step."""
-        self.presence_write(process, [(match_id, seat)], [], beat)
-
-    def presence_release(self, process: str, match_id: str, seat: int) -> None:
-        """The process holds no feed of the seat any more: its row deleted."""
-        self.presence_write(process, [], [(match_id, seat)], 0.0)
-
     @abc.abstractmethod
     def presence_beat(self, process: str, beat: float, gone_before: float) -> list[tuple[str, int]]:
         """Refresh every row of the process to ``beat`` (one statement) and delete every row of

@@ -83,7 +83,7 @@ SIDE_SCRIPT = textwrap.dedent(
                 records.record_presence(FeedConnected(n, f"m-{k}-{n % 3}", 0, "p"))
                 records.presence(f"m-{k}-0")
                 pool.read_after("rated", 0)
-                store.backend.presence_hold(f"proc-{k}", f"m-{k}-0", 0, float(n))
+                store.backend.presence_write(f"proc-{k}", [(f"m-{k}-0", 0)], [], float(n))
                 store.backend.presence_beat(f"proc-{k}", float(n), float(n) - 30.0)
             except StoreUnavailableError:
                 refused.append(1)

@@ -33,19 +33,19 @@ def test_a_held_seat_is_seen_by_another_handle_until_released(
     # given process "a" holding seat 0 of m1 (twice: the second hold only refreshes) and seat 1
     # of m2, and process "b" holding seat 0 of m1 too
     now = time.time()
-    store.backend.presence_hold("a", "m1", 0, now)
-    store.backend.presence_hold("a", "m1", 0, now)
-    store.backend.presence_hold("a", "m2", 1, now)
-    other_store.backend.presence_hold("b", "m1", 0, now)
+    store.backend.presence_write("a", [("m1", 0)], [], now)
+    store.backend.presence_write("a", [("m1", 0)], [], now)
+    store.backend.presence_write("a", [("m2", 1)], [], now)
+    other_store.backend.presence_write("b", [("m1", 0)], [], now)
     # then another handle sees each match's seats, and a process does not count its own rows
     assert live(other_store, ["m1", "m2", "m3"]) == {"m1": {0}, "m2": {1}}
     assert live(other_store, ["m1", "m2"], asking="a") == {"m1": {0}}
     assert other_store.backend.presence_elsewhere("b", now - EXPIRY)
     # when "a" releases seat 0 of m1: "b" still holds it
-    store.backend.presence_release("a", "m1", 0)
+    store.backend.presence_write("a", [], [("m1", 0)], 0.0)
     assert live(other_store, ["m1", "m2"]) == {"m1": {0}, "m2": {1}}
     # when "b" releases it too, and "a" stops (every row of it deleted)
-    other_store.backend.presence_release("b", "m1", 0)
+    other_store.backend.presence_write("b", [], [("m1", 0)], 0.0)
     store.backend.presence_release_all("a")
     # then nobody holds anything
     assert live(other_store, ["m1", "m2"]) == {}
@@ -74,8 +74,8 @@ def test_an_old_beat_counts_as_gone_and_a_heartbeat_keeps_rows_alive(
 ) -> None:
     # given a crashed process's row, its last beat older than the expiry, and a live one's
     now = time.time()
-    store.backend.presence_hold("crashed", "m1", 1, now - 2 * EXPIRY)
-    store.backend.presence_hold("alive", "m1", 0, now - EXPIRY / 2)
+    store.backend.presence_write("crashed", [("m1", 1)], [], now - 2 * EXPIRY)
+    store.backend.presence_write("alive", [("m1", 0)], [], now - EXPIRY / 2)
     # then only the live row counts
     assert live(other_store, ["m1"]) == {"m1": {0}}
     assert other_store.backend.presence_elsewhere("crashed", now - EXPIRY)
@@ -96,7 +96,7 @@ def test_many_matches_are_read_in_one_call(store: MatchStore) -> None:
     now = time.time()
     ids = [f"m{n}" for n in range(1200)]
     for match_id in ids:
-        store.backend.presence_hold("a", match_id, 1, now)
+        store.backend.presence_write("a", [(match_id, 1)], [], now)
     # then every one is found
     found = live(store, [*ids, "unknown"])
     assert len(found) == 1200 and all(seats == {1} for seats in found.values())
@@ -117,7 +117,7 @@ def test_an_older_sqlite_store_gets_the_table_on_open_and_still_migrates(tmp_pat
     # when a server opens it
     store = MatchStore.sqlite(db)
     try:
-        store.backend.presence_hold("a", "m1", 0, time.time())
+        store.backend.presence_write("a", [("m1", 0)], [], time.time())
         # then the table is there and works
         assert live(store, ["m1"]) == {"m1": {0}}
         assert store.match_ids()  # its matches are read as before
@@ -142,7 +142,7 @@ def test_an_older_postgresql_store_gets_the_table_on_open(
     # when a server opens it
     store = MatchStore.postgres(postgres_settings)
     try:
-        store.backend.presence_hold("a", "m1", 0, time.time())
+        store.backend.presence_write("a", [("m1", 0)], [], time.time())
         # then the table is there and works
         assert live(store, ["m1"]) == {"m1": {0}}
     finally:

@@ -164,12 +164,14 @@ def test_another_process_row_connects_a_seat_until_its_heartbeat_expires(
         seat0 = table.feed(table.tokens[0])
         assert table.connected() == [True, False]
         # when another process holds a feed of seat 1 (its row in the store, beating now)
-        backend.presence_hold("another-process", table.match_id, 1, time.time())
+        backend.presence_write("another-process", [(table.match_id, 1)], [], time.time())
         # then this process's follower wakes seat 0's feed, and the table shows seat 1
         told(seat0, [True, True])
         wait_until(lambda: table.connected() == [True, True], "seat 1 connected")
         # when that process stops beating: its last beat older than the expiry (it crashed)
-        backend.presence_hold("another-process", table.match_id, 1, time.time() - 2 * EXPIRY)
+        backend.presence_write(
+            "another-process", [(table.match_id, 1)], [], time.time() - 2 * EXPIRY
+        )
         # then seat 1 counts as gone, on the feed and in the table
         told(seat0, [True, False])
         wait_until(lambda: table.connected() == [True, False], "seat 1 gone")

@@ -114,7 +114,7 @@ def test_a_heartbeat_writes_again_the_rows_the_store_lost_and_only_those(
         # and 3 of the rows gone from the store behind this process's back (swept)
         lost = keys[:3]
         for match_id, seat in lost:
-            store.backend.presence_release(presence.process, match_id, seat)
+            store.backend.presence_write(presence.process, [], [(match_id, seat)], 0.0)
         before = calls.holds
 
         # When the heartbeat runs
