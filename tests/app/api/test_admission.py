@@ -353,6 +353,9 @@ def test_slow_requests_one_at_a_time_never_fill_a_process() -> None:
     # when it is looked at
     # then it is not full: its requests never waited for each other
     assert not shedding._full()
+    # but the same requests two at a time fill it
+    _requests_taking(shedding, [40.0], at_a_time=2)
+    assert shedding._full()
 
 
 def test_a_latency_target_set_in_the_environment_holds_on_every_store() -> None:
